@@ -1,0 +1,167 @@
+# alcove — one non-recursive GNU Makefile (STYLE.md §12).
+#
+#   make                 library (static + shared), build/alcove, build/hello
+#   make test            build and run the CPU test suite (no GPU needed)
+#   make gpu-test        build and run the GPU tests ("waived" without a device)
+#   make bench           run the benchmark table (tools/bench.c) on this machine
+#   make asan | ubsan    CPU build with sanitizers (CUDA=0), then run the tests
+#   make format | format-check | echo | clean
+#
+# Variables: CUDA=0 builds the host library and reference backend only (no toolkit needed);
+# CUDA_ARCHS lists the SASS targets, CUDA_PTX the PTX target; WERROR=1 turns warnings into
+# errors; SANITIZER=address|undefined|thread; OPENMP=0 disables OpenMP in the reference backend.
+
+CUDA       ?= 1
+CUDA_HOME  ?= /usr/local/cuda
+CUDA_ARCHS ?= 80 86 89 90
+CUDA_PTX   ?= 90
+SANITIZER  ?=
+WERROR     ?= 0
+OPENMP     ?= 1
+NVTX       ?= 1
+OPT        ?= -O2
+BUILD      ?= build
+
+CC    ?= gcc
+CXX   ?= g++
+NVCC  ?= $(CUDA_HOME)/bin/nvcc
+
+CSTD     = -std=c11
+CWARN    = -Wall -Wextra -Wpedantic -Wshadow -Wundef -Wwrite-strings -Wcast-qual -Wformat=2 \
+           -Wmissing-prototypes -Wstrict-prototypes -Wold-style-definition -Wdouble-promotion -Wvla
+DEPFLAGS = -MMD -MP
+INCLUDES = -Iinclude -Ihost
+DEFS     = -D_GNU_SOURCE -DALC_WITH_CUDA=$(CUDA) -DALC_NVTX=$(if $(filter 1,$(CUDA)),$(NVTX),0)
+CFLAGS   = $(CSTD) $(OPT) -g -fPIC -fvisibility=hidden $(CWARN) $(DEPFLAGS) $(INCLUDES) $(DEFS)
+LDLIBS   = -lyaml -lz -lm -lpthread
+
+ifeq ($(OPENMP),1)
+CFLAGS  += -fopenmp
+LDLIBS  += -fopenmp
+endif
+ifeq ($(WERROR),1)
+CFLAGS  += -Werror
+endif
+ifneq ($(SANITIZER),)
+SANFLAGS = -fsanitize=$(SANITIZER) -fno-sanitize-recover=all -fno-omit-frame-pointer
+CFLAGS  += $(SANFLAGS)
+LDLIBS  += $(SANFLAGS)
+endif
+
+NVGENCODE = $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
+            -gencode arch=compute_$(CUDA_PTX),code=compute_$(CUDA_PTX)
+NVFLAGS   = -std=c++17 $(OPT) -lineinfo $(NVGENCODE) -Xcompiler -fPIC,-fvisibility=hidden,-Wall,-Wextra \
+            --Wdefault-stream-launch $(INCLUDES) $(DEFS) -MMD -MP
+ifeq ($(WERROR),1)
+NVFLAGS  += -Werror all-warnings
+endif
+
+# ---- sources -------------------------------------------------------------------------------
+LIB_CSRC  = $(sort $(wildcard host/*.c) $(wildcard host/ref/*.c))
+LIB_CUSRC = $(sort $(wildcard cuda/*.cu))
+TOOL_SRC  = $(sort $(wildcard tools/*.c))
+TEST_SRC  = $(sort $(wildcard tests/*.c))
+GPUT_SRC  = $(sort $(wildcard tests/gpu/*.c)) tests/main.c
+
+LIB_OBJS  = $(LIB_CSRC:%.c=$(BUILD)/obj/%.o)
+ifeq ($(CUDA),1)
+LIB_OBJS += $(LIB_CUSRC:%.cu=$(BUILD)/obj/%.o)
+LDLIBS   += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcusparse -lcudart -lstdc++
+ifeq ($(NVTX),1)
+LDLIBS   += -ldl
+endif
+LINK      = $(CXX)
+else
+LINK      = $(CC)
+endif
+TOOL_OBJS = $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
+TEST_OBJS = $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
+GPUT_OBJS = $(GPUT_SRC:%.c=$(BUILD)/obj/%.o)
+
+STATIC_LIB = $(BUILD)/libalcove.a
+SHARED_LIB = $(BUILD)/libalcove.so
+ALCOVE     = $(BUILD)/alcove
+HELLO      = $(BUILD)/hello
+TESTS      = $(BUILD)/alcove_tests
+GPU_TESTS  = $(BUILD)/alcove_gpu_tests
+
+DEPS = $(LIB_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(GPUT_OBJS:.o=.d) \
+       $(BUILD)/obj/examples/hello.d
+
+.PHONY: all test gpu-test bench asan ubsan tsan memcheck format format-check echo clean
+all: $(STATIC_LIB) $(SHARED_LIB) $(ALCOVE) $(HELLO)
+
+# ---- rules ---------------------------------------------------------------------------------
+$(BUILD)/obj/%.o: %.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.cu Makefile
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -c $< -o $@
+
+$(STATIC_LIB): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(SHARED_LIB): $(LIB_OBJS)
+	$(LINK) -shared -o $@ $^ $(LDLIBS)
+
+$(ALCOVE): $(TOOL_OBJS) $(STATIC_LIB)
+	$(LINK) -o $@ $(TOOL_OBJS) $(STATIC_LIB) $(LDLIBS)
+
+# the example uses only the public header and links the shared library
+$(BUILD)/obj/examples/hello.o: examples/hello.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(OPT) $(CWARN) $(DEPFLAGS) -Iinclude -c $< -o $@
+$(HELLO): $(BUILD)/obj/examples/hello.o $(SHARED_LIB)
+	$(CC) -o $@ $< -L$(BUILD) -Wl,-rpath,'$$ORIGIN' -lalcove -lm
+
+$(TESTS): $(TEST_OBJS) $(STATIC_LIB)
+	$(LINK) -o $@ $(TEST_OBJS) $(STATIC_LIB) $(LDLIBS)
+
+$(GPU_TESTS): $(GPUT_OBJS) $(STATIC_LIB)
+	$(LINK) -o $@ $(GPUT_OBJS) $(STATIC_LIB) $(LDLIBS)
+
+# ---- targets -------------------------------------------------------------------------------
+test: all $(TESTS)
+	ALC_BUILD=$(BUILD) ./$(TESTS) $(FILTER)
+
+# GPU runner exits 2 (cuda-samples EXIT_WAIVED) when no device is present
+gpu-test: all $(GPU_TESTS)
+	@ALC_BUILD=$(BUILD) ./$(GPU_TESTS) $(FILTER); rc=$$?; \
+	 if [ $$rc -eq 2 ]; then echo "gpu-test: waived (no CUDA device)"; exit 0; fi; exit $$rc
+
+bench: all
+	./$(ALCOVE) bench --table $(BENCHFLAGS)
+
+asan:
+	$(MAKE) CUDA=0 BUILD=build/asan SANITIZER=address,undefined test
+
+ubsan:
+	$(MAKE) CUDA=0 BUILD=build/ubsan SANITIZER=undefined test
+
+tsan:
+	$(MAKE) CUDA=0 BUILD=build/tsan SANITIZER=thread OPENMP=0 test
+
+memcheck: all $(GPU_TESTS)
+	$(CUDA_HOME)/bin/compute-sanitizer --tool memcheck ./$(GPU_TESTS) $(FILTER)
+
+FORMAT_SRC = $(shell find include host cuda tools tests examples -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' 2>/dev/null)
+format:
+	clang-format -i $(FORMAT_SRC)
+
+format-check:
+	clang-format --dry-run --Werror $(FORMAT_SRC)
+
+echo:
+	@echo "CC=$(CC) CFLAGS=$(CFLAGS)"
+	@echo "NVCC=$(NVCC) NVFLAGS=$(NVFLAGS)"
+	@echo "LDLIBS=$(LDLIBS)"
+	@echo "CUDA=$(CUDA) CUDA_ARCHS=$(CUDA_ARCHS) CUDA_PTX=$(CUDA_PTX)"
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(DEPS)

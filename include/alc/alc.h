@@ -1,0 +1,222 @@
+// alcove: penetration-free, inversion-free elastodynamics with contact, by the barrier-free
+// augmented Lagrangian method (Zheng, Luo, Li), on NVIDIA GPUs and a CPU reference backend.
+//
+// The API follows MuJoCo's split: a constant alcModel (alc_loadScene or alcSpec), a plain
+// alcData per simulation thread, and an opaque alcSim owning the backend. Fallible functions
+// return alctStatus; library code never exits or aborts.
+//
+//     alcModel* m = NULL;
+//     char err[512];
+//     if (alc_loadScene("scenes/box_drop.yaml", NULL, &m, err, sizeof err)) puts(err);
+//     alcData* d = NULL;
+//     alc_makeData(m, &d);
+//     alcSimDef def = alc_defaultSimDef();
+//     alcSim* sim = NULL;
+//     alctStatus s = alc_makeSim(m, &def, &sim);
+//     for (int i = 0; s == ALC_OK && i < 100; i++) s = alc_step(sim, d);
+//     if (s != ALC_OK) fprintf(stderr, "%s\n", alc_lastError(sim));
+//     alc_deleteSim(sim); alc_deleteData(d); alc_deleteModel(m);
+#ifndef ALC_ALC_H_
+#define ALC_ALC_H_
+
+#include "alc_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Version of this header: major * 10000 + minor * 100 + patch.
+#define ALC_VERSION_HEADER 100
+
+// ---- utilities ----------------------------------------------------------------------------
+
+/// Version of the linked library (same encoding as ALC_VERSION_HEADER).
+ALC_API int alcu_version(void);
+
+/// Version of the linked library as a string, e.g. "0.1.0".
+ALC_API const char* alcu_versionString(void);
+
+/// Name of a status code, e.g. "ALC_ERR_SCENE"; "unknown status" when out of range.
+ALC_API const char* alcu_statusString(alctStatus status);
+
+/// Name of a warning, e.g. "ALC_WARN_PCG_MAXITER".
+ALC_API const char* alcu_warningString(alctWarning warning);
+
+/// Name of a timer, e.g. "hessian".
+ALC_API const char* alcu_timerString(alctTimer timer);
+
+/// 1 if this build contains the CUDA backend and a CUDA device is usable, else 0.
+/// Any error from the CUDA runtime counts as "no device".
+ALC_API int alcu_cudaAvailable(void);
+
+// ---- defaults -----------------------------------------------------------------------------
+
+/// Default physical and solver options (see the field comments of alcOption).
+ALC_API alcOption alc_defaultOption(void);
+
+/// Default sim def; never zero-initialize a def.
+ALC_API alcSimDef alc_defaultSimDef(void);
+
+/// Default material def.
+ALC_API alcMaterialDef alc_defaultMaterialDef(void);
+
+/// Default body def (a solid at the origin, identity rotation, unit scale, at rest).
+ALC_API alcBodyDef alc_defaultBodyDef(void);
+
+/// Default driver def (fixed).
+ALC_API alcDriverDef alc_defaultDriverDef(void);
+
+/// Default load def (no preset, no overrides).
+ALC_API alcLoadDef alc_defaultLoadDef(void);
+
+// ---- scenes and models --------------------------------------------------------------------
+
+/// Load a YAML scene (docs/scene-format.md) and compile it into a model.
+/// @param[in]  path   scene file; mesh paths inside it are relative to its folder
+/// @param[in]  def    preset and parameter overrides
+/// @param[out] model  the new model, owned by the caller (alc_deleteModel)
+/// @param[out] err    message buffer: "file:line:col: what is wrong" on failure
+/// @param[in]  errsz  size of err in bytes
+/// @return ALC_OK; ALC_ERR_SCENE for invalid content; ALC_ERR_IO for unreadable files;
+///         ALC_ERR_NOMEM; ALC_ERR_INVALID_ARG for NULL arguments.
+/// Nullable: def, err
+ALC_API alctStatus alc_loadScene(const char* path, const alcLoadDef* def, alcModel** model,
+                                 char* err, int errsz);
+
+/// Free a model. NULL-safe.
+ALC_API void alc_deleteModel(alcModel* model);
+
+/// Deep copy of a model.
+/// @param[out] dst  the new copy, owned by the caller
+ALC_API alctStatus alc_copyModel(const alcModel* src, alcModel** dst);
+
+/// Name of body i ("" when out of range).
+ALC_API const char* alc_bodyName(const alcModel* model, int body);
+
+/// Index of the body with this name, or -1.
+ALC_API int alc_bodyIndex(const alcModel* model, const char* name);
+
+/// Index of the driver with this name, or -1.
+ALC_API int alc_driverIndex(const alcModel* model, const char* name);
+
+/// Name of the scene ("" when none).
+ALC_API const char* alc_sceneName(const alcModel* model);
+
+// ---- building a model in code -------------------------------------------------------------
+
+/// Make an empty specification with default options.
+/// @param[out] spec  owned by the caller (alc_deleteSpec)
+ALC_API alctStatus alc_makeSpec(alcSpec** spec);
+
+/// Free a specification. NULL-safe.
+ALC_API void alc_deleteSpec(alcSpec* spec);
+
+/// Options of the specification, to read and change before compiling. Never NULL for a
+/// valid spec.
+ALC_API alcOption* alc_specOption(alcSpec* spec);
+
+/// Run options of the specification (steps, output), to read and change.
+ALC_API alcRunOption* alc_specRunOption(alcSpec* spec);
+
+/// Add a material.
+/// @param[out] index  its index, for alcBodyDef.material
+/// @return ALC_ERR_BAD_DEF for a def not from alc_defaultMaterialDef; ALC_ERR_INVALID_ARG for
+///         out-of-range values (message from alc_specError).
+/// Nullable: index
+ALC_API alctStatus alc_specAddMaterial(alcSpec* spec, const alcMaterialDef* def, int* index);
+
+/// Set the friction coefficient between two materials (symmetric).
+ALC_API alctStatus alc_specSetFriction(alcSpec* spec, int matA, int matB, double mu);
+
+/// Add a body. Arrays are copied.
+/// @param[out] index  its body index
+/// Nullable: index
+ALC_API alctStatus alc_specAddBody(alcSpec* spec, const alcBodyDef* def, int* index);
+
+/// Add a driver moving the listed vertices of a body (local vertex indices of that body).
+/// With nvert == 0 and verts == NULL the driver moves the whole body. A vertex belongs to at
+/// most one driver.
+/// @param[out] index  its driver index
+/// Nullable: verts, index
+ALC_API alctStatus alc_specAddDriver(alcSpec* spec, const alcDriverDef* def, int body, int nvert,
+                                     const int* verts, int* index);
+
+/// Set the scene name and the default output directory. Nullable: name, outDir
+ALC_API alctStatus alc_specSetNames(alcSpec* spec, const char* name, const char* outDir);
+
+/// Message of the last failed spec call ("" when none).
+ALC_API const char* alc_specError(const alcSpec* spec);
+
+/// Compile the specification into a model: derived quantities (rest shapes, volumes, masses,
+/// Lame parameters, boundary surfaces), with every mesh validated.
+/// @param[out] model  owned by the caller
+/// @param[out] err    message buffer; Nullable
+/// @return ALC_ERR_SCENE for invalid meshes (inverted, degenerate, out-of-range indices, NaN,
+///         empty) with the body and element named; ALC_ERR_NOMEM.
+ALC_API alctStatus alc_compileSpec(const alcSpec* spec, alcModel** model, char* err, int errsz);
+
+// ---- data ---------------------------------------------------------------------------------
+
+/// Make data for a model, set to the initial state (alc_resetData).
+/// @param[out] data  owned by the caller (alc_deleteData)
+ALC_API alctStatus alc_makeData(const alcModel* model, alcData** data);
+
+/// Free data. NULL-safe.
+ALC_API void alc_deleteData(alcData* data);
+
+/// Reset data to the model's initial state; clears statistics and warnings.
+ALC_API void alc_resetData(const alcModel* model, alcData* data);
+
+/// Set the targets of every vertex of a driver from a rigid pose relative to the initial one
+/// (x = c + R (x0 - c) + t with c the vertices' initial centroid), and mark the driver
+/// external so alc_step keeps them.
+/// @param[in] translation  t (3), m
+/// @param[in] quat         R as a unit quaternion w, x, y, z; NULL = identity
+/// Nullable: quat
+ALC_API alctStatus alc_setDriverPose(const alcModel* model, alcData* data, int driver,
+                                     const double translation[3], const double quat[4]);
+
+/// Hash of the state (positions, velocities, time) for determinism checks.
+ALC_API uint64_t alc_stateHash(const alcData* data);
+
+// ---- simulation ---------------------------------------------------------------------------
+
+/// Make a simulator for a model on a backend. The model must outlive the sim.
+/// @param[out] sim  owned by the caller (alc_deleteSim); set even on failure when possible so
+///                  that alc_lastError(sim) explains it, and must then still be deleted
+/// @return ALC_ERR_BAD_DEF, ALC_ERR_VERSION, ALC_ERR_NO_DEVICE (cuda requested, none usable),
+///         ALC_ERR_UNSUPPORTED (built without CUDA), ALC_ERR_NOMEM, ALC_ERR_DEVICE_NOMEM.
+ALC_API alctStatus alc_makeSim(const alcModel* model, const alcSimDef* def, alcSim** sim);
+
+/// Free a sim. NULL-safe.
+ALC_API void alc_deleteSim(alcSim* sim);
+
+/// Backend that the sim runs on (ALC_BACKEND_REF or ALC_BACKEND_CUDA).
+ALC_API alctBackend alc_simBackend(const alcSim* sim);
+
+/// Message of the last failure on this sim ("" when none): "file:line function: message".
+ALC_API const char* alc_lastError(const alcSim* sim);
+
+/// Advance the data by one time step (AL paper Algorithm 1, or the selected contact model).
+/// Reads data->x, data->v and the kinematic inputs; writes the new state, statistics and
+/// warnings. Every state it writes is intersection-free and, under the inversion option,
+/// inversion-free.
+/// @return ALC_OK (also when the step hit its iteration cap: see ALC_WARN_AL_NOT_CONVERGED);
+///         ALC_ERR_NUMERIC when the input state holds NaN/Inf; ALC_ERR_CAPACITY; ALC_ERR_CUDA.
+ALC_API alctStatus alc_step(alcSim* sim, alcData* data);
+
+/// Forget the contact state carried between steps (active set, multipliers, friction).
+/// Call after writing data->x by hand.
+ALC_API void alc_resetContacts(alcSim* sim);
+
+/// Active contact pairs after the last step, with forces. The array is owned by the sim and
+/// valid until the next alc_step.
+/// @param[out] contacts  pointer to the array
+/// @param[out] n         its length
+ALC_API alctStatus alc_getContacts(alcSim* sim, const alcContact** contacts, int* n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // ALC_ALC_H_
