@@ -1,0 +1,537 @@
+// Per-element elastic math for linear tetrahedra, shared by the CPU reference (host/ref/) and the
+// CUDA kernels (cuda/): energy densities, tet energy / gradient / Hessian with analytic PSD
+// projection (Smith et al. 2019, "Analytic eigensystems for isotropic distortion energies"), the
+// per-vertex-block projected Hessian of AL paper Eq. 16-19
+// (papers/barrier-free-al-elastodynamics.txt, §5.1), and the inversion-free step bound.
+//
+// Conventions
+//   - alcM3 is row-major; F = Ds Dminv with Ds = [x1-x0, x2-x0, x3-x0] (columns).
+//   - The dx -> dF map: dF = sum_a dx_a A_a^T (outer product), A_a = row a-1 of Dminv for a > 0,
+//     A_0 = -(A_1 + A_2 + A_3). alcm_tet_A returns A_a as an alcV3.
+//   - 12-vectors and 12x12 matrices are vertex-major: index 3a + k (vertex a, component k);
+//     H[12 * (3a + k) + 3b + l] is row-major.
+//   - Models: ALCM_SNH, ALCM_NH, ALCM_COR equal the ids of alctMaterialModel
+//     (include/alc/alc_types.h), which this header does not include.
+//   - mu, lambda are the Lame parameters (Pa); energy densities are in Pa (J/m^3), energies in J
+//     when vol is in m^3.
+#ifndef ALC_HD_ALCM_ELASTIC_H_
+#define ALC_HD_ALCM_ELASTIC_H_
+
+#include "alcm_svd.h"
+#include "alcm_vec.h"
+
+/// Stable Neo-Hookean, rest-stable simplified form (= ALC_MAT_STABLE_NEOHOOKEAN):
+/// Psi = mu/2 (I_C - 3) - mu (J - 1) + lam2/2 (J - 1)^2 with lam2 = lambda + mu, which linearizes
+/// at F = I to linear elasticity with Lame parameters (mu, lambda). Defined for J <= 0.
+#define ALCM_SNH 0
+/// Neo-Hookean (= ALC_MAT_NEOHOOKEAN): Psi = mu/2 (I_C - 3) - mu l(J) + lambda/2 l(J)^2 with
+/// l(J) = ln J for J >= ALC_NH_J0 and its 2nd-order Taylor extension below (see alcm_nh_log).
+#define ALCM_NH 1
+/// Corotated linear (= ALC_MAT_COROTATED): Psi = mu sum_i (s_i - 1)^2 + lambda/2 (sum_i s_i - 3)^2
+/// with s the signed singular values of F. Defined for inverted F.
+#define ALCM_COR 2
+
+/// Below this J the Neo-Hookean log is replaced by its 2nd-order Taylor polynomial about J0, so
+/// intermediate (not output) states with tiny or negative J stay evaluable (C2 at J0).
+#define ALC_NH_J0 1e-6
+/// Lower bound on s_i + s_j in the corotated twist eigenvalue, (Psi_i + Psi_j) / (s_i + s_j); the
+/// exact Hessian is singular where two signed singular values cancel (polar decomposition
+/// undefined), so the Hessian is regularized there.
+#define ALCM_COR_TWIST_EPS 1e-6
+
+/// Analytic eigensystem of d2Psi/dF2 = sum_k lam[k] vec(Q_k) vec(Q_k)^T with Q_k = U D_k V^T
+/// (Smith et al. 2019; AL paper Eq. 16). The Q_k are orthonormal in the Frobenius product.
+///   k = 0..2 scaling: D_k = diag(column k of W), W the eigenvectors of d2Psi/dsigma2
+///   k = 3..5 twist:   D_k = (e_i e_j^T - e_j e_i^T)/sqrt2, lam = (Psi_i + Psi_j)/(s_i + s_j)
+///   k = 6..8 flip:    D_k = (e_i e_j^T + e_j e_i^T)/sqrt2, lam = (Psi_i - Psi_j)/(s_i - s_j)
+/// with (i, j) = alcm_tetEigen_pair(k): k%3 = 0 -> (1,2), 1 -> (0,2), 2 -> (0,1).
+typedef struct alcTetEigen_ {
+    alcM3 U;        ///< left singular vectors of F (columns), det +1
+    alcM3 V;        ///< right singular vectors of F (columns), det +1
+    alcV3 sigma;    ///< signed singular values of F, x >= y >= |z|
+    alcM3 W;        ///< scaling-mode diagonals as columns (orthonormal)
+    double lam[9];  ///< eigenvalues (Pa), clamped to >= 0 when projected (AL paper Eq. 17)
+} alcTetEigen;
+
+// ---------------------------------------------------------------------------------------------
+// energy densities
+// ---------------------------------------------------------------------------------------------
+
+/// Neo-Hookean log with C2 quadratic extension below ALC_NH_J0.
+/// @param[in]  J    volume ratio det F (any real)
+/// @param[out] dl   dl/dJ
+/// @param[out] ddl  d2l/dJ2
+/// @return l(J) = ln J for J >= J0, else ln J0 + (J-J0)/J0 - (J-J0)^2 / (2 J0^2).
+ALC_HD double alcm_nh_log(double J, double* dl, double* ddl) {
+    if (J >= ALC_NH_J0) {
+        *dl = 1.0 / J;
+        *ddl = -1.0 / (J * J);
+        return log(J);
+    }
+    double d = J - ALC_NH_J0;
+    const double inv = 1.0 / ALC_NH_J0;
+    *dl = inv - d * inv * inv;
+    *ddl = -inv * inv;
+    return log(ALC_NH_J0) + d * inv - 0.5 * d * d * inv * inv;
+}
+
+/// Volumetric part g(J) of the models written as Psi = mu/2 (I_C - 3) + g(J) (SNH and NH).
+/// @param[in]  model   ALCM_SNH or ALCM_NH
+/// @param[in]  mu      Lame shear modulus (Pa)
+/// @param[in]  lambda  Lame first parameter (Pa)
+/// @param[in]  J       det F
+/// @param[out] dg      g'(J) (Pa)
+/// @param[out] ddg     g''(J) (Pa)
+/// @return g(J) (Pa).
+ALC_HD double alcm_psi_vol(int model, double mu, double lambda, double J, double* dg, double* ddg) {
+    if (model == ALCM_NH) {
+        double dl, ddl;
+        double l = alcm_nh_log(J, &dl, &ddl);
+        double c = -mu + lambda * l;
+        *dg = c * dl;
+        *ddg = c * ddl + lambda * dl * dl;
+        return -mu * l + 0.5 * lambda * l * l;
+    }
+    // SNH: lam2 = lambda + mu makes the linearization match Lame (mu, lambda)
+    double lam2 = lambda + mu;
+    *dg = -mu + lam2 * (J - 1.0);
+    *ddg = lam2;
+    return -mu * (J - 1.0) + 0.5 * lam2 * (J - 1.0) * (J - 1.0);
+}
+
+/// Cofactor matrix of F, dJ/dF (row-major), valid for singular F.
+/// @param[in] F  3x3 matrix
+ALC_HD alcM3 alcm_m3_cofactor(alcM3 F) {
+    alcV3 c0 = alcm_m3_col(F, 0), c1 = alcm_m3_col(F, 1), c2 = alcm_m3_col(F, 2);
+    return alcm_m3_cols(alcm_v3_cross(c1, c2), alcm_v3_cross(c2, c0), alcm_v3_cross(c0, c1));
+}
+
+/// Energy density Psi(F).
+/// @param[in] model   ALCM_SNH, ALCM_NH or ALCM_COR
+/// @param[in] mu      Lame shear modulus (Pa)
+/// @param[in] lambda  Lame first parameter (Pa)
+/// @param[in] F       deformation gradient (dimensionless)
+/// @return Psi (Pa = J/m^3); zero at any rotation F.
+ALC_HD double alcm_psi(int model, double mu, double lambda, alcM3 F) {
+    if (model == ALCM_COR) {
+        alcM3 U, V;
+        alcV3 s;
+        alcm_m3_svd(F, &U, &s, &V);
+        double tr = s.x + s.y + s.z - 3.0;
+        return mu * (alcm_sq(s.x - 1.0) + alcm_sq(s.y - 1.0) + alcm_sq(s.z - 1.0)) +
+               0.5 * lambda * tr * tr;
+    }
+    double dg, ddg;
+    double g = alcm_psi_vol(model, mu, lambda, alcm_m3_det(F), &dg, &ddg);
+    return 0.5 * mu * (alcm_m3_ddot(F, F) - 3.0) + g;
+}
+
+/// Energy density of diag(s): Psi(sigma) (rotation-invariant models depend on sigma only).
+/// @param[in] model, mu, lambda  as alcm_psi
+/// @param[in] s                  signed singular values
+/// @return Psi (Pa).
+ALC_HD double alcm_psi_sigma(int model, double mu, double lambda, alcV3 s) {
+    if (model == ALCM_COR) {
+        double tr = s.x + s.y + s.z - 3.0;
+        return mu * (alcm_sq(s.x - 1.0) + alcm_sq(s.y - 1.0) + alcm_sq(s.z - 1.0)) +
+               0.5 * lambda * tr * tr;
+    }
+    double dg, ddg;
+    double g = alcm_psi_vol(model, mu, lambda, s.x * s.y * s.z, &dg, &ddg);
+    return 0.5 * mu * (s.x * s.x + s.y * s.y + s.z * s.z - 3.0) + g;
+}
+
+/// Gradient of Psi with respect to the signed singular values, Psi_i = dPsi/dsigma_i.
+/// @param[in] model, mu, lambda  as alcm_psi
+/// @param[in] s                  signed singular values
+/// @return (Psi_0, Psi_1, Psi_2) (Pa).
+ALC_HD alcV3 alcm_psi_dsigma(int model, double mu, double lambda, alcV3 s) {
+    if (model == ALCM_COR) {
+        double lt = lambda * (s.x + s.y + s.z - 3.0);
+        return alcm_v3(2.0 * mu * (s.x - 1.0) + lt, 2.0 * mu * (s.y - 1.0) + lt,
+                       2.0 * mu * (s.z - 1.0) + lt);
+    }
+    double dg, ddg;
+    alcm_psi_vol(model, mu, lambda, s.x * s.y * s.z, &dg, &ddg);
+    // dJ/ds_i = product of the other two
+    return alcm_v3(mu * s.x + dg * s.y * s.z, mu * s.y + dg * s.x * s.z, mu * s.z + dg * s.x * s.y);
+}
+
+/// Hessian of Psi with respect to the signed singular values, d2Psi/dsigma_i dsigma_j.
+/// @param[in] model, mu, lambda  as alcm_psi
+/// @param[in] s                  signed singular values
+/// @return symmetric 3x3 (Pa).
+ALC_HD alcM3 alcm_psi_d2sigma(int model, double mu, double lambda, alcV3 s) {
+    if (model == ALCM_COR) {
+        alcM3 H;
+        for (int i = 0; i < 9; i++) H.m[i] = lambda;
+        H.m[0] += 2.0 * mu;
+        H.m[4] += 2.0 * mu;
+        H.m[8] += 2.0 * mu;
+        return H;
+    }
+    double dg, ddg;
+    alcm_psi_vol(model, mu, lambda, s.x * s.y * s.z, &dg, &ddg);
+    double sv[3] = {s.x, s.y, s.z};
+    double Ji[3] = {s.y * s.z, s.x * s.z, s.x * s.y};  // dJ/ds_i
+    alcM3 H;
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) {
+            // d2J/ds_i ds_j = s_k for i != j (k the third index), 0 on the diagonal
+            double d2J = i == j ? 0.0 : sv[3 - i - j];
+            H.m[3 * i + j] = ddg * Ji[i] * Ji[j] + dg * d2J + (i == j ? mu : 0.0);
+        }
+    }
+    return H;
+}
+
+/// First Piola-Kirchhoff stress P = dPsi/dF.
+/// @param[in] model, mu, lambda  as alcm_psi
+/// @param[in] F                  deformation gradient
+/// @return P (Pa), row-major like F.
+ALC_HD alcM3 alcm_psi_P(int model, double mu, double lambda, alcM3 F) {
+    if (model == ALCM_COR) {
+        // P = U diag(Psi_i) V^T
+        alcM3 U, V;
+        alcV3 s;
+        alcm_m3_svd(F, &U, &s, &V);
+        alcV3 d = alcm_psi_dsigma(model, mu, lambda, s);
+        alcM3 UD = U;
+        for (int i = 0; i < 3; i++) {
+            UD.m[3 * i] *= d.x;
+            UD.m[3 * i + 1] *= d.y;
+            UD.m[3 * i + 2] *= d.z;
+        }
+        return alcm_m3_mulT(UD, V);
+    }
+    // P = mu F + g'(J) cof(F)
+    double dg, ddg;
+    alcm_psi_vol(model, mu, lambda, alcm_m3_det(F), &dg, &ddg);
+    return alcm_m3_add(alcm_m3_scale(F, mu), alcm_m3_scale(alcm_m3_cofactor(F), dg));
+}
+
+// ---------------------------------------------------------------------------------------------
+// tet kinematics, energy and gradient
+// ---------------------------------------------------------------------------------------------
+
+/// Inverse rest shape matrix and rest volume of a tet.
+/// @param[in]  X      rest positions of the 4 vertices (m)
+/// @param[out] Dminv  Dm^-1 with Dm = [X1-X0, X2-X0, X3-X0] (columns) (1/m)
+/// @param[out] vol    rest volume det(Dm)/6 (m^3)
+/// @return false (outputs unset) when the tet is degenerate or negatively oriented (det Dm <= 0).
+ALC_HD bool alcm_tet_restInverse(const alcV3 X[4], alcM3* Dminv, double* vol) {
+    alcM3 Dm =
+        alcm_m3_cols(alcm_v3_sub(X[1], X[0]), alcm_v3_sub(X[2], X[0]), alcm_v3_sub(X[3], X[0]));
+    double det = alcm_m3_det(Dm);
+    if (!(det > 0.0)) return false;
+    alcM3 inv;
+    if (!alcm_m3_inverse(Dm, &inv)) return false;
+    *Dminv = inv;
+    *vol = det / 6.0;
+    return true;
+}
+
+/// Deformation gradient F = Ds Dminv, Ds = [x1-x0, x2-x0, x3-x0] (columns).
+/// @param[in] x      deformed positions of the 4 vertices (m)
+/// @param[in] Dminv  from alcm_tet_restInverse (1/m)
+ALC_HD alcM3 alcm_tet_F(const alcV3 x[4], alcM3 Dminv) {
+    alcM3 Ds =
+        alcm_m3_cols(alcm_v3_sub(x[1], x[0]), alcm_v3_sub(x[2], x[0]), alcm_v3_sub(x[3], x[0]));
+    return alcm_m3_mul(Ds, Dminv);
+}
+
+/// Row A_a of the dx -> dF map: dF = sum_a dx_a A_a^T (outer product).
+/// @param[in] Dminv  from alcm_tet_restInverse (1/m)
+/// @param[in] a      vertex 0..3
+/// @return row a-1 of Dminv for a > 0, minus the sum of the rows for a = 0 (1/m).
+ALC_HD alcV3 alcm_tet_A(alcM3 Dminv, int a) {
+    if (a > 0) return alcm_m3_row(Dminv, a - 1);
+    alcV3 s = alcm_v3_add(alcm_v3_add(alcm_m3_row(Dminv, 0), alcm_m3_row(Dminv, 1)),
+                          alcm_m3_row(Dminv, 2));
+    return alcm_v3_neg(s);
+}
+
+/// Elastic energy of a tet, vol * Psi(F).
+/// @param[in] model, mu, lambda  as alcm_psi
+/// @param[in] vol                rest volume (m^3)
+/// @param[in] Dminv              inverse rest shape (1/m)
+/// @param[in] x                  deformed positions (m)
+/// @return energy (J).
+ALC_HD double alcm_tet_energy(int model, double mu, double lambda, double vol, alcM3 Dminv,
+                              const alcV3 x[4]) {
+    return vol * alcm_psi(model, mu, lambda, alcm_tet_F(x, Dminv));
+}
+
+/// Gradient of the tet energy with respect to the vertex positions.
+/// @param[in]  model, mu, lambda, vol, Dminv, x  as alcm_tet_energy
+/// @param[out] g  g[3a + k] = dE/dx_{a,k} (N)
+ALC_HD void alcm_tet_gradient(int model, double mu, double lambda, double vol, alcM3 Dminv,
+                              const alcV3 x[4], double g[12]) {
+    alcM3 P = alcm_psi_P(model, mu, lambda, alcm_tet_F(x, Dminv));
+    // dE/dx_a = vol P A_a
+    for (int a = 0; a < 4; a++) {
+        alcm_v3_store(g + 3 * a, alcm_v3_scale(alcm_m3_mulv(P, alcm_tet_A(Dminv, a)), vol));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// analytic eigensystem and Hessians (Smith et al. 2019; AL paper Eq. 16-19)
+// ---------------------------------------------------------------------------------------------
+
+/// Index pair (i, j), i < j, of twist/flip mode k (3..8): k%3 = 0 -> (1,2), 1 -> (0,2), 2 -> (0,1).
+/// @param[in]  k  mode index 3..8 (any k; only k%3 is used)
+/// @param[out] i, j  the two singular-value indices the mode couples
+ALC_HD void alcm_tetEigen_pair(int k, int* i, int* j) {
+    int r = k % 3;
+    *i = r == 0 ? 1 : 0;
+    *j = r == 2 ? 1 : 2;
+}
+
+/// Mode matrix D_k (AL paper Eq. 16, with the 1/sqrt2 absorbed).
+/// @param[in] e  eigensystem from alcm_tet_eigen
+/// @param[in] k  mode 0..8
+ALC_HD alcM3 alcm_tetEigen_D(const alcTetEigen* e, int k) {
+    alcM3 D = alcm_m3_zero();
+    if (k < 3) {
+        for (int i = 0; i < 3; i++) D.m[4 * i] = e->W.m[3 * i + k];
+        return D;
+    }
+    int i, j;
+    alcm_tetEigen_pair(k, &i, &j);
+    const double r = 0.70710678118654752440;
+    D.m[3 * i + j] = r;
+    D.m[3 * j + i] = k < 6 ? -r : r;
+    return D;
+}
+
+/// Eigenvector matrix Q_k = U D_k V^T of d2Psi/dF2 (AL paper Eq. 16).
+/// @param[in] e  eigensystem from alcm_tet_eigen
+/// @param[in] k  mode 0..8
+ALC_HD alcM3 alcm_tetEigen_Q(const alcTetEigen* e, int k) {
+    return alcm_m3_mulT(alcm_m3_mul(e->U, alcm_tetEigen_D(e, k)), e->V);
+}
+
+/// Analytic eigen-decomposition of d2Psi/dF2 at F (Smith et al. 2019).
+/// Twist/flip eigenvalues use closed forms that never divide by s_i - s_j: for
+/// Psi = mu/2 I_C + g(J) (SNH, NH) flip = mu - g'(J) s_k, twist = mu + g'(J) s_k (k the third
+/// index); for COR flip = 2 mu, twist = 2 mu + (2 lambda (sum s - 3) - 4 mu) / (s_i + s_j) with
+/// s_i + s_j clamped below by ALCM_COR_TWIST_EPS.
+/// @param[in]  model, mu, lambda  as alcm_psi
+/// @param[in]  F        deformation gradient
+/// @param[out] out      eigensystem
+/// @param[in]  project  clamp eigenvalues to max(lam, 0) (AL paper Eq. 17)
+ALC_HD void alcm_tet_eigen(int model, double mu, double lambda, alcM3 F, alcTetEigen* out,
+                           bool project) {
+    alcm_m3_svd(F, &out->U, &out->sigma, &out->V);
+    alcV3 s = out->sigma;
+    double sv[3] = {s.x, s.y, s.z};
+    // scaling modes: eigen-decomposition of d2Psi/dsigma2
+    alcV3 ls;
+    alcm_m3_symEigen(alcm_psi_d2sigma(model, mu, lambda, s), &ls, &out->W);
+    out->lam[0] = ls.x;
+    out->lam[1] = ls.y;
+    out->lam[2] = ls.z;
+    // twist (k = 3..5) and flip (k = 6..8) modes, closed forms
+    double dg = 0.0, ddg = 0.0;
+    if (model != ALCM_COR) alcm_psi_vol(model, mu, lambda, s.x * s.y * s.z, &dg, &ddg);
+    double tr = s.x + s.y + s.z - 3.0;
+    for (int m = 0; m < 3; m++) {
+        int i, j;
+        alcm_tetEigen_pair(m, &i, &j);
+        if (model == ALCM_COR) {
+            double den = alcm_max(sv[i] + sv[j], ALCM_COR_TWIST_EPS);
+            out->lam[3 + m] = 2.0 * mu + (2.0 * lambda * tr - 4.0 * mu) / den;
+            out->lam[6 + m] = 2.0 * mu;
+        } else {
+            out->lam[3 + m] = mu + dg * sv[m];
+            out->lam[6 + m] = mu - dg * sv[m];
+        }
+    }
+    if (project) {
+        for (int k = 0; k < 9; k++) out->lam[k] = alcm_max(out->lam[k], 0.0);
+    }
+}
+
+/// Full 12x12 tet Hessian from an eigensystem, vol * A^T (sum_k lam_k vec(Q_k) vec(Q_k)^T) A.
+/// @param[in]  e      eigensystem from alcm_tet_eigen (projected or not)
+/// @param[in]  vol    rest volume (m^3)
+/// @param[in]  Dminv  inverse rest shape (1/m)
+/// @param[out] H      H[12 * (3a + k) + 3b + l] = d2E / dx_{a,k} dx_{b,l} (N/m)
+ALC_HD void alcm_tet_hessianEigen(const alcTetEigen* e, double vol, alcM3 Dminv, double H[144]) {
+    for (int i = 0; i < 144; i++) H[i] = 0.0;
+    alcV3 A[4];
+    for (int a = 0; a < 4; a++) A[a] = alcm_tet_A(Dminv, a);
+    for (int k = 0; k < 9; k++) {
+        double l = vol * e->lam[k];
+        if (l == 0.0) continue;
+        // column of the 12-vector A^T vec(Q_k): dQ_k/dx_a = Q_k A_a
+        alcM3 Q = alcm_tetEigen_Q(e, k);
+        double q[12];
+        for (int a = 0; a < 4; a++) alcm_v3_store(q + 3 * a, alcm_m3_mulv(Q, A[a]));
+        for (int r = 0; r < 12; r++) {
+            for (int c = 0; c < 12; c++) H[12 * r + c] += l * q[r] * q[c];
+        }
+    }
+}
+
+/// Full 12x12 tet Hessian, optionally PSD-projected (AL paper Eq. 17). With project = false it is
+/// the exact Hessian of alcm_tet_energy.
+/// @param[in]  model, mu, lambda, vol, Dminv, x  as alcm_tet_energy
+/// @param[out] H        H[12 * (3a + k) + 3b + l] (N/m), symmetric
+/// @param[in]  project  clamp the eigenvalues of d2Psi/dF2 to >= 0
+ALC_HD void alcm_tet_hessian(int model, double mu, double lambda, double vol, alcM3 Dminv,
+                             const alcV3 x[4], double H[144], bool project) {
+    alcTetEigen e;
+    alcm_tet_eigen(model, mu, lambda, alcm_tet_F(x, Dminv), &e, project);
+    alcm_tet_hessianEigen(&e, vol, Dminv, H);
+}
+
+/// One 3x3 vertex block (a, b) of the tet Hessian, AL paper Eq. 18-19:
+/// H_ab = vol U [sum_k lam_k D_k (V^T A_a)(V^T A_b)^T D_k^T] U^T, computed without forming the
+/// 9x9 or 12x12 matrix and using the sparsity of D_k (diagonal / two nonzeros).
+/// @param[in]  e      eigensystem from alcm_tet_eigen (projected for the PSD Hessian)
+/// @param[in]  vol    rest volume (m^3)
+/// @param[in]  Dminv  inverse rest shape (1/m)
+/// @param[in]  a, b   vertices 0..3
+/// @param[out] out    out.m[3k + l] = d2E / dx_{a,k} dx_{b,l} (N/m)
+ALC_HD void alcm_tet_hessianBlock(const alcTetEigen* e, double vol, alcM3 Dminv, int a, int b,
+                                  alcM3* out) {
+    // p = (A_a V)^T, q = (A_b V)^T
+    alcV3 pv = alcm_m3_Tmulv(e->V, alcm_tet_A(Dminv, a));
+    alcV3 qv = alcm_m3_Tmulv(e->V, alcm_tet_A(Dminv, b));
+    double p[3] = {pv.x, pv.y, pv.z};
+    double q[3] = {qv.x, qv.y, qv.z};
+    double M[9];
+    // scaling modes: D_k = diag(w_k), (D_k p)(D_k q)^T = (w_k o p)(w_k o q)^T
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) {
+            double s = 0.0;
+            for (int k = 0; k < 3; k++) s += e->lam[k] * e->W.m[3 * i + k] * e->W.m[3 * j + k];
+            M[3 * i + j] = s * p[i] * q[j];
+        }
+    }
+    // twist (sign -1) and flip (sign +1) modes on pair (i, j): D p = (e_i p_j -+ e_j p_i)/sqrt2
+    for (int m = 0; m < 3; m++) {
+        int i, j;
+        alcm_tetEigen_pair(m, &i, &j);
+        double lt = 0.5 * e->lam[3 + m], lf = 0.5 * e->lam[6 + m];
+        double ls = lt + lf, ld = lf - lt;
+        M[4 * i] += ls * p[j] * q[j];
+        M[4 * j] += ls * p[i] * q[i];
+        M[3 * i + j] += ld * p[j] * q[i];
+        M[3 * j + i] += ld * p[i] * q[j];
+    }
+    // out = vol U M U^T
+    alcM3 Mm = alcm_m3_load(M);
+    *out = alcm_m3_scale(alcm_m3_mulT(alcm_m3_mul(e->U, Mm), e->U), vol);
+}
+
+// ---------------------------------------------------------------------------------------------
+// inversion step bound
+// ---------------------------------------------------------------------------------------------
+
+/// Cubic c[0] + c[1] t + c[2] t^2 + c[3] t^3 (Horner).
+/// @param[in] c  coefficients
+/// @param[in] t  argument
+ALC_HD double alcm_cubic_eval(const double c[4], double t) {
+    return ((c[3] * t + c[2]) * t + c[1]) * t + c[0];
+}
+
+/// Real roots of A t^2 + B t + C = 0 strictly inside (0, 1), ascending; never divides by zero.
+/// A tiny A (degenerate to linear) or A = B = 0 are handled; a double root counts once.
+/// @param[in]  A, B, C  coefficients
+/// @param[out] r        up to two roots in (0, 1), ascending
+/// @return number of roots written (0..2).
+ALC_HD int alcm_quadratic_rootsUnit(double A, double B, double C, double r[2]) {
+    double t[2];
+    int n = 0;
+    if (A == 0.0) {
+        if (B != 0.0) t[n++] = -C / B;
+    } else {
+        double disc = B * B - 4.0 * A * C;
+        if (disc >= 0.0) {
+            // stable form: q = -(B + sign(B) sqrt(disc)) / 2, roots q / A and C / q
+            double q = -0.5 * (B + (B < 0 ? -sqrt(disc) : sqrt(disc)));
+            t[n++] = q / A;
+            if (q != 0.0) t[n++] = C / q;
+        }
+    }
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (t[i] > 0.0 && t[i] < 1.0) r[m++] = t[i];
+    }
+    if (m == 2 && r[0] > r[1]) {
+        double s = r[0];
+        r[0] = r[1];
+        r[1] = s;
+    }
+    return m;
+}
+
+/// Largest step alpha in [0, 1] such that the signed volume stays >= minVol6 / 6 for every
+/// alpha' in [0, alpha] along x + alpha' p. 6 vol(x + a p) is a cubic in a; [0, 1] is split at
+/// the real roots of its derivative into monotone pieces and the first sign change of
+/// 6 vol(a) - minVol6 is bisected. The result is CONSERVATIVE: the lower bracket (bisected to
+/// 1e-10 relative) times (1 - 1e-9), never above the crossing.
+/// @param[in] x        current vertex positions (m)
+/// @param[in] p        search direction per vertex (m)
+/// @param[in] minVol6  six times the smallest volume allowed (m^3)
+/// @return alpha in [0, 1]; 1 when there is no crossing in [0, 1]; 0 when 6 vol(x) <= minVol6.
+ALC_HD double alcm_tet_maxStepTo(const alcV3 x[4], const alcV3 p[4], double minVol6) {
+    alcV3 d[3], e[3];
+    for (int i = 0; i < 3; i++) {
+        d[i] = alcm_v3_sub(x[i + 1], x[0]);
+        e[i] = alcm_v3_sub(p[i + 1], p[0]);
+    }
+    // 6 vol(a) = det[d0 + a e0, d1 + a e1, d2 + a e2] = c0 + c1 a + c2 a^2 + c3 a^3
+    double c[4];
+    c[0] = alcm_v3_triple(d[0], d[1], d[2]) - minVol6;
+    if (!(c[0] > 0.0)) return 0.0;
+    c[1] = alcm_v3_triple(e[0], d[1], d[2]) + alcm_v3_triple(d[0], e[1], d[2]) +
+           alcm_v3_triple(d[0], d[1], e[2]);
+    c[2] = alcm_v3_triple(d[0], e[1], e[2]) + alcm_v3_triple(e[0], d[1], e[2]) +
+           alcm_v3_triple(e[0], e[1], d[2]);
+    c[3] = alcm_v3_triple(e[0], e[1], e[2]);
+    // monotone pieces: split at the roots of f'(a) = c1 + 2 c2 a + 3 c3 a^2
+    double r[2];
+    int nr = alcm_quadratic_rootsUnit(3.0 * c[3], 2.0 * c[2], c[1], r);
+    double brk[4];
+    int nb = 0;
+    brk[nb++] = 0.0;
+    for (int i = 0; i < nr; i++) brk[nb++] = r[i];
+    brk[nb++] = 1.0;
+    for (int i = 1; i < nb; i++) {
+        double hi = brk[i];
+        if (alcm_cubic_eval(c, hi) > 0.0) continue;
+        // f(lo) > 0 >= f(hi): bisect, keeping f(lo) > 0
+        double lo = brk[i - 1];
+        for (int it = 0; it < 200 && hi - lo > 1e-10 * hi; it++) {
+            double mid = 0.5 * (lo + hi);
+            if (alcm_cubic_eval(c, mid) > 0.0) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo * (1.0 - 1e-9);
+    }
+    return 1.0;
+}
+
+/// Largest step alpha in [0, 1] such that the signed volume stays >= fraction * vol(x) for every
+/// alpha' in [0, alpha] along x + alpha' p (IPC's inversion filter), conservative as
+/// alcm_tet_maxStepTo.
+/// @param[in] x         current vertex positions (m), assumed vol(x) > 0
+/// @param[in] p         search direction per vertex (m)
+/// @param[in] fraction  allowed volume fraction in (0, 1), e.g. 0.2
+/// @return alpha in [0, 1]; 1 when there is no crossing in [0, 1], and 1 when vol(x) <= 0
+///         (nothing to protect; the caller must handle already inverted tets); 0 when
+///         fraction >= 1.
+ALC_HD double alcm_tet_maxStep(const alcV3 x[4], const alcV3 p[4], double fraction) {
+    double v6 = alcm_v3_triple(alcm_v3_sub(x[1], x[0]), alcm_v3_sub(x[2], x[0]),
+                               alcm_v3_sub(x[3], x[0]));
+    if (!(v6 > 0.0)) return 1.0;
+    return alcm_tet_maxStepTo(x, p, fraction >= 1.0 ? v6 : fraction * v6);
+}
+
+#endif  // ALC_HD_ALCM_ELASTIC_H_
