@@ -1,0 +1,798 @@
+// Tests of the output layer: atomic files, frame writers (VTU, PVD, PLY), exact state and
+// topology files, statistics writers and the progress bar.
+#include "frame_writer.h"
+#include "io_atomic.h"
+#include "progress.h"
+#include "state_io.h"
+#include "stats_writer.h"
+#include "test_macros.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+#include <zlib.h>
+
+// ---- a tiny model: one tetrahedron body (plus an interior vertex), a two-triangle floor ----
+
+// clang-format off
+static int g_triVert[] = {0, 2, 1,  0, 1, 3,  0, 3, 2,  1, 2, 3,  5, 6, 7,  5, 7, 8};
+static int g_triBody[] = {0, 0, 0, 0, 1, 1};
+static int g_tetVert[] = {0, 1, 2, 3};
+static int g_tetBody[] = {0};
+static int g_edgeVert[] = {0, 1, 0, 2, 0, 3, 1, 2, 1, 3, 2, 3, 5, 6, 6, 7, 5, 7, 7, 8, 5, 8};
+static int g_edgeBody[] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1};
+static int g_vertBody[] = {0, 0, 0, 0, 0, 1, 1, 1, 1};
+static int g_bodyType[] = {ALC_BODY_SOLID, ALC_BODY_OBSTACLE};
+static int g_bodyVertadr[] = {0, 5};
+static int g_bodyVertnum[] = {5, 4};
+static int g_bodyNameadr[] = {0, 5};
+static char g_names[] = "cube\0floor";
+// surface vertices in ascending order: vertex 4 is used by no triangle
+static const int g_surf[] = {0, 1, 2, 3, 5, 6, 7, 8};
+
+static alcModel tinyModel(void) {
+    return (alcModel){.nvert = 9, .ntet = 1, .ntri = 6, .nedge = 11, .nbody = 2,
+                      .nname = (int)sizeof g_names, .tri_vert = g_triVert, .tri_body = g_triBody,
+                      .tet_vert = g_tetVert, .tet_body = g_tetBody, .edge_vert = g_edgeVert,
+                      .edge_body = g_edgeBody, .vert_body = g_vertBody, .body_type = g_bodyType,
+                      .body_vertadr = g_bodyVertadr, .body_vertnum = g_bodyVertnum,
+                      .body_nameadr = g_bodyNameadr, .names = g_names};
+}
+// clang-format on
+
+// positions and velocities with full mantissas, so that any rounding shows
+static void tinyState(double x[27], double v[27]) {
+    for (int i = 0; i < 27; i++) {
+        x[i] = sin(1.0 + i) / 3.0 + (double)i;
+        v[i] = cos(2.0 * i) * 1e-3 - 1.0 / 7.0;
+    }
+}
+
+// ---- helpers -----------------------------------------------------------------------------
+
+// a fresh directory /tmp/alc_test_output_XXXXXX (dir: 64 bytes) and path = dir/name
+static int setup(char* dir, char* path, size_t n, const char* name) {
+    snprintf(dir, 64, "/tmp/alc_test_output_XXXXXX");
+    if (!mkdtemp(dir)) return 0;
+    snprintf(path, n, "%s/%s", dir, name);
+    return 1;
+}
+
+static int removeEntry(const char* path, const struct stat* sb, int flag, struct FTW* ftw) {
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void removeTree(const char* dir) {
+    nftw(dir, removeEntry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+// whole file, zero-terminated; NULL if unreadable
+static unsigned char* readAll(const char* path, size_t* n) {
+    FILE* fp = fopen(path, "rb");
+    if (!fp) return NULL;
+    fseek(fp, 0, SEEK_END);
+    long size = ftell(fp);
+    fseek(fp, 0, SEEK_SET);
+    unsigned char* buf = (unsigned char*)malloc((size_t)size + 1);
+    if (buf && fread(buf, 1, (size_t)size, fp) != (size_t)size) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(fp);
+    if (buf) buf[size] = 0;
+    if (n) *n = (size_t)size;
+    return buf;
+}
+
+// 1 if the file holds exactly the text want
+static int fileIs(const char* path, const char* want) {
+    unsigned char* s = readAll(path, NULL);
+    int same = s && strcmp((char*)s, want) == 0;
+    free(s);
+    return same;
+}
+
+static int writeAll(const char* path, const void* data, size_t n) {
+    FILE* fp = fopen(path, "wb");
+    if (!fp) return 0;
+    size_t w = fwrite(data, 1, n, fp);
+    return fclose(fp) == 0 && w == n;
+}
+
+// entries of a directory whose name contains ".tmp."
+static int countTempFiles(const char* dir) {
+    DIR* d = opendir(dir);
+    if (!d) return -1;
+    int count = 0;
+    struct dirent* e;
+    while ((e = readdir(d)) != NULL) count += strstr(e->d_name, ".tmp.") != NULL;
+    closedir(d);
+    return count;
+}
+
+// integer value of attribute attr in the first tag after marker; -1 if absent
+static long long xmlAttr(const char* xml, const char* marker, const char* attr) {
+    const char* p = strstr(xml, marker);
+    if (!p) return -1;
+    const char* end = strchr(p, '>');
+    char key[64];
+    snprintf(key, sizeof key, " %s=\"", attr);
+    const char* a = strstr(p, key);
+    if (!a || (end && a > end)) return -1;
+    return strtoll(a + strlen(key), NULL, 10);
+}
+
+// copy of the image d with byte at set to value, and the trailing CRC-32 redone if fixCrc
+static unsigned char* patch(unsigned char* c, const unsigned char* d, size_t n, size_t at,
+                            int value, int fixCrc) {
+    memcpy(c, d, n);
+    c[at] = (unsigned char)value;
+    uint32_t crc = (uint32_t)crc32(0L, c, (uInt)(n - 4));
+    for (int b = 0; fixCrc && b < 4; b++) c[n - 4 + b] = (unsigned char)(crc >> (8 * b));
+    return c;
+}
+
+// ---- atomic files --------------------------------------------------------------------------
+
+ALC_TEST(output_atomic_replace) {
+    char dir[64], path[128], err[256] = "";
+    ENSURE(setup(dir, path, sizeof path, "a.txt"));
+
+    // first version
+    alciFile f;
+    ENSURE_OK(alci_file_open(&f, path, err, sizeof err));
+    ENSURE_OK(alci_file_printf(&f, "first %d\n", 1));
+    ENSURE_OK(alci_file_commit(&f, err, sizeof err));
+    ENSURE(fileIs(path, "first 1\n"));
+
+    // while the second is written, readers still see the first
+    ENSURE_OK(alci_file_open(&f, path, err, sizeof err));
+    ENSURE_OK(alci_file_write(&f, "second", 6));
+    fflush(f.fp);
+    ENSURE(countTempFiles(dir) == 1);
+    ENSURE(fileIs(path, "first 1\n"));
+    ENSURE_OK(alci_file_commit(&f, err, sizeof err));
+    ENSURE(fileIs(path, "second"));
+    ENSURE(countTempFiles(dir) == 0);
+    ENSURE(f.fp == NULL && f.tmp == NULL);
+
+    // a missing directory fails with the path and strerror in the message
+    char bad[160];
+    snprintf(bad, sizeof bad, "%s/missing/b.txt", dir);
+    ENSURE(alci_file_open(&f, bad, err, sizeof err) == ALC_ERR_IO);
+    ENSURE_MSG(strstr(err, "missing/b.txt") && strstr(err, "No such file"), "err '%s'", err);
+    removeTree(dir);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(output_atomic_abort_keeps_old) {
+    char dir[64], path[128], err[256] = "";
+    ENSURE(setup(dir, path, sizeof path, "keep.txt"));
+    ENSURE(writeAll(path, "old", 3));
+
+    // abort: old content stays, temp file goes
+    alciFile f;
+    ENSURE_OK(alci_file_open(&f, path, err, sizeof err));
+    ENSURE_OK(alci_file_printf(&f, "new content that must not appear"));
+    alci_file_abort(&f);
+    alci_file_abort(&f);  // twice is harmless
+    ENSURE(fileIs(path, "old"));
+    ENSURE(countTempFiles(dir) == 0);
+
+    // a sticky write error makes the commit fail and keeps the old file
+    ENSURE_OK(alci_file_open(&f, path, err, sizeof err));
+    ENSURE_OK(alci_file_printf(&f, "partial"));
+    f.error = 28;  // as if a write had hit ENOSPC
+    ENSURE(alci_file_write(&f, "x", 1) == ALC_ERR_IO);
+    ENSURE(alci_file_commit(&f, err, sizeof err) == ALC_ERR_IO);
+    ENSURE_MSG(strstr(err, "keep.txt") != NULL, "err '%s'", err);
+    ENSURE(fileIs(path, "old"));
+    ENSURE(countTempFiles(dir) == 0);
+    removeTree(dir);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(output_mkdirs) {
+    char dir[64], path[160], err[256] = "";
+    ENSURE(setup(dir, path, sizeof path, "a/b//c/"));
+    ENSURE_OK(alci_mkdirs(path, err, sizeof err));
+    ENSURE_OK(alci_mkdirs(path, err, sizeof err));  // exists: fine
+    struct stat st;
+    snprintf(path, sizeof path, "%s/a/b/c", dir);
+    ENSURE(stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+
+    // a regular file in the way is an error naming it
+    snprintf(path, sizeof path, "%s/file", dir);
+    ENSURE(writeAll(path, "x", 1));
+    snprintf(path, sizeof path, "%s/file/sub", dir);
+    ENSURE(alci_mkdirs(path, err, sizeof err) == ALC_ERR_IO);
+    ENSURE_MSG(strstr(err, "/file") != NULL, "err '%s'", err);
+    ENSURE(alci_mkdirs("", err, sizeof err) == ALC_ERR_INVALID_ARG);
+    removeTree(dir);
+    return ALC_TEST_PASS;
+}
+
+// ---- VTU, PVD, PLY -------------------------------------------------------------------------
+
+// start of the appended binary data (byte after '_'), or NULL
+static const unsigned char* appendedBase(const unsigned char* file) {
+    const char* a = strstr((const char*)file, "<AppendedData encoding=\"raw\">");
+    const char* u = a ? strchr(a, '_') : NULL;
+    return u ? (const unsigned char*)u + 1 : NULL;
+}
+
+ALC_TEST(output_vtu_raw) {
+    char dir[64], path[128], err[256] = "";
+    ENSURE(setup(dir, path, sizeof path, "f.vtu"));
+    alcModel m = tinyModel();
+    double x[27], v[27];
+    tinyState(x, v);
+    ENSURE_OK(alci_frame_writeVtu(path, &m, x, v, 0.25, 0, err, sizeof err));
+
+    // header: sizes, no compressor
+    unsigned char* s = readAll(path, NULL);
+    ENSURE(s != NULL);
+    ENSURE(xmlAttr((char*)s, "<Piece", "NumberOfPoints") == 8);
+    ENSURE(xmlAttr((char*)s, "<Piece", "NumberOfCells") == 6);
+    ENSURE(strstr((char*)s, "compressor") == NULL);
+    ENSURE(strstr((char*)s, "Name=\"TimeValue\"") != NULL);
+
+    // points: UInt64 byte count, then the surface vertices in ascending order, exactly
+    const unsigned char* base = appendedBase(s);
+    long long off = xmlAttr((char*)s, "Name=\"Points\"", "offset");
+    ENSURE(base && off >= 0);
+    uint64_t nb;
+    memcpy(&nb, base + off, 8);
+    ENSURE(nb == 8 * 24);
+    for (int i = 0; i < 8; i++) {
+        ENSURE(memcmp(base + off + 8 + 24 * i, x + 3 * g_surf[i], 24) == 0);
+    }
+
+    // connectivity renumbered: vertex 5 (floor) is surface vertex 4
+    off = xmlAttr((char*)s, "Name=\"connectivity\"", "offset");
+    int32_t conn[18];
+    memcpy(conn, base + off + 8, sizeof conn);
+    ENSURE(conn[12] == 4 && conn[13] == 5 && conn[14] == 6 && conn[17] == 7);
+
+    // cell data: obstacle flags of the floor triangles
+    off = xmlAttr((char*)s, "Name=\"obstacle\"", "offset");
+    ENSURE(off >= 0);
+    const unsigned char* ob = base + off + 8;
+    ENSURE(ob[0] == 0 && ob[3] == 0 && ob[4] == 1 && ob[5] == 1);
+    free(s);
+
+    // a triangle index out of range is rejected
+    int badTri[18];
+    memcpy(badTri, g_triVert, sizeof badTri);
+    badTri[7] = 9;
+    m.tri_vert = badTri;
+    ENSURE(alci_frame_writeVtu(path, &m, x, NULL, 0.0, 0, err, sizeof err) == ALC_ERR_INVALID_ARG);
+    ENSURE(strstr(err, "outside") != NULL);
+    removeTree(dir);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(output_vtu_compressed) {
+    char dir[64], path[128], err[256] = "";
+    ENSURE(setup(dir, path, sizeof path, "strip.vtu"));
+
+    // a triangle strip big enough for several 32 KiB blocks
+    enum { NV = 3000, NT = NV - 2 };
+    int* tri = (int*)malloc(3 * NT * sizeof(int));
+    int* body = (int*)calloc(NT, sizeof(int));
+    double* x = (double*)malloc(3 * NV * sizeof(double));
+    int type = ALC_BODY_OBSTACLE;
+    ENSURE(tri && body && x);
+    for (int t = 0; t < NT; t++) {
+        for (int c = 0; c < 3; c++) tri[3 * t + c] = t + c;
+    }
+    for (int i = 0; i < 3 * NV; i++) x[i] = sin(0.37 * i) + 1.0 / 3.0;
+    alcModel m;
+    memset(&m, 0, sizeof m);
+    m.nvert = NV;
+    m.ntri = NT;
+    m.nbody = 1;
+    m.tri_vert = tri;
+    m.tri_body = body;
+    m.body_type = &type;
+    alctStatus st = alci_frame_writeVtu(path, &m, x, NULL, 1.5, 1, err, sizeof err);
+    ENSURE_MSG(st == ALC_OK, "%s", err);
+
+    // header and the compression header of the points
+    size_t n;
+    unsigned char* s = readAll(path, &n);
+    ENSURE(s != NULL);
+    ENSURE(strstr((char*)s, "compressor=\"vtkZLibDataCompressor\"") != NULL);
+    ENSURE(xmlAttr((char*)s, "<Piece", "NumberOfPoints") == NV);
+    ENSURE(xmlAttr((char*)s, "<Piece", "NumberOfCells") == NT);
+    const unsigned char* base = appendedBase(s);
+    long long off = xmlAttr((char*)s, "Name=\"Points\"", "offset");
+    ENSURE(base && off >= 0);
+    uint64_t h[3];
+    memcpy(h, base + off, sizeof h);
+    size_t total = 24 * (size_t)NV;
+    ENSURE_MSG(h[0] == (total + 32767) / 32768 && h[1] == 32768 && h[2] == total % 32768,
+               "header %llu %llu %llu", (unsigned long long)h[0], (unsigned long long)h[1],
+               (unsigned long long)h[2]);
+
+    // inflate every block and compare with the input exactly
+    unsigned char* out = (unsigned char*)malloc(total);
+    ENSURE(out != NULL);
+    const unsigned char* data = base + off + 8 * (3 + h[0]);
+    size_t pos = 0;
+    for (uint64_t k = 0; k < h[0]; k++) {
+        uint64_t clen;
+        memcpy(&clen, base + off + 8 * (3 + k), 8);
+        uLongf got = (uLongf)(total - pos);
+        ENSURE(data + clen <= s + n);
+        ENSURE(uncompress(out + pos, &got, data, (uLong)clen) == Z_OK);
+        pos += got;
+        data += clen;
+    }
+    ENSURE(pos == total);
+    ENSURE(memcmp(out, x, total) == 0);
+    free(out);
+    free(s);
+    free(tri);
+    free(body);
+    free(x);
+    removeTree(dir);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(output_pvd_series) {
+    char dir[64], pvd[128], err[256] = "";
+    ENSURE(setup(dir, pvd, sizeof pvd, "run.pvd"));
+    char f0[160], f1[160];
+    snprintf(f0, sizeof f0, "%s/frames/frame_000000.vtu", dir);
+    snprintf(f1, sizeof f1, "%s/frames/frame_000010.vtu", dir);
+    const char* files[3] = {f0, f1, "a&b.vtu"};
+    const double times[3] = {0.0, 0.1, 0.2};
+    ENSURE_OK(alci_series_write(pvd, 3, files, times, err, sizeof err));
+
+    // relative names, in order, escaped
+    unsigned char* s = readAll(pvd, NULL);
+    ENSURE(s != NULL);
+    const char* a = strstr((char*)s, "file=\"frames/frame_000000.vtu\"");
+    const char* b = strstr((char*)s, "file=\"frames/frame_000010.vtu\"");
+    const char* c = strstr((char*)s, "file=\"a&amp;b.vtu\"");
+    ENSURE_MSG(a && b && c && a < b && b < c, "%s", (char*)s);
+    ENSURE(strstr((char*)s, "timestep=\"0.10000000000000001\"") != NULL);
+    ENSURE(strstr((char*)s, "type=\"Collection\"") != NULL);
+    ENSURE(strstr((char*)s, dir) == NULL);
+    free(s);
+    ENSURE(countTempFiles(dir) == 0);
+    removeTree(dir);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(output_ply) {
+    char dir[64], path[128], err[256] = "";
+    ENSURE(setup(dir, path, sizeof path, "f.ply"));
+    alcModel m = tinyModel();
+    double x[27], v[27];
+    tinyState(x, v);
+    ENSURE_OK(alci_frame_writePly(path, &m, x, err, sizeof err));
+
+    // header
+    size_t n;
+    unsigned char* s = readAll(path, &n);
+    ENSURE(s != NULL);
+    const char* end = strstr((char*)s, "end_header\n");
+    ENSURE(strncmp((char*)s, "ply\nformat binary_little_endian 1.0\n", 36) == 0);
+    ENSURE(strstr((char*)s, "element vertex 8\n") && strstr((char*)s, "element face 6\n"));
+    ENSURE(strstr((char*)s, "property list uchar int vertex_indices\n"));
+    ENSURE(end != NULL);
+    const unsigned char* p = (const unsigned char*)end + strlen("end_header\n");
+    ENSURE((size_t)(p - s) + 8 * 12 + 6 * 13 == n);
+
+    // vertices as floats, faces renumbered
+    for (int i = 0; i < 8; i++) {
+        for (int c = 0; c < 3; c++, p += 4) {
+            float f;
+            memcpy(&f, p, 4);
+            ENSURE(f == (float)x[3 * g_surf[i] + c]);
+        }
+    }
+    const int expect[18] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3, 4, 5, 6, 4, 6, 7};
+    for (int t = 0; t < 6; t++) {
+        ENSURE(*p++ == 3);
+        for (int c = 0; c < 3; c++, p += 4) {
+            int32_t k;
+            memcpy(&k, p, 4);
+            ENSURE_MSG(k == expect[3 * t + c], "face %d: %d != %d", t, k, expect[3 * t + c]);
+        }
+    }
+    free(s);
+    removeTree(dir);
+    return ALC_TEST_PASS;
+}
+
+// ---- exact states and topology -------------------------------------------------------------
+
+ALC_TEST(output_state_roundtrip) {
+    char dir[64], path[128], err[256] = "";
+    ENSURE(setup(dir, path, sizeof path, "s.state"));
+    double x[27], v[27];
+    tinyState(x, v);
+    x[5] = -0.0;
+    x[6] = 4.9406564584124654e-324;  // denormal
+    v[2] = (double)NAN;
+    ENSURE_OK(alci_state_write(path, 123456789012L, 1.0 / 3.0, 9, x, v, err, sizeof err));
+
+    long step;
+    double time, *rx, *rv;
+    int nv;
+    ENSURE_OK(alci_state_read(path, &step, &time, &nv, &rx, &rv, err, sizeof err));
+    ENSURE(step == 123456789012L && time == 1.0 / 3.0 && nv == 9);
+    ENSURE(rx && rv && memcmp(rx, x, sizeof x) == 0 && memcmp(rv, v, sizeof v) == 0);
+    free(rx);
+    free(rv);
+
+    // without velocities, and with no vertices
+    ENSURE_OK(alci_state_write(path, 7, 0.5, 9, x, NULL, err, sizeof err));
+    ENSURE_OK(alci_state_read(path, &step, &time, &nv, &rx, &rv, err, sizeof err));
+    ENSURE(step == 7 && rv == NULL && memcmp(rx, x, sizeof x) == 0);
+    free(rx);
+    ENSURE_OK(alci_state_write(path, 0, 0.0, 0, NULL, NULL, err, sizeof err));
+    ENSURE_OK(alci_state_read(path, &step, &time, &nv, &rx, &rv, err, sizeof err));
+    ENSURE(nv == 0 && rv == NULL);
+    free(rx);
+    ENSURE(countTempFiles(dir) == 0);
+    removeTree(dir);
+    return ALC_TEST_PASS;
+}
+
+// read a corrupted state image: must fail with a message containing want
+static int stateRejected(const char* path, const unsigned char* d, size_t n, const char* want) {
+    char err[256] = "";
+    long step = -1;
+    double time, *x = (double*)&time, *v = (double*)&time;
+    int nv = -1;
+    if (!writeAll(path, d, n)) return 0;
+    alctStatus st = alci_state_read(path, &step, &time, &nv, &x, &v, err, sizeof err);
+    if (st == ALC_OK || x || v || nv != 0 || !strstr(err, want) || !strstr(err, path)) {
+        fprintf(stderr, "  state not rejected as '%s': status %d, err '%s'\n", want, st, err);
+        free(st == ALC_OK ? x : NULL);
+        free(st == ALC_OK ? v : NULL);
+        return 0;
+    }
+    return 1;
+}
+
+ALC_TEST(output_state_corrupt) {
+    char dir[64], path[128], bad[128], err[256] = "";
+    ENSURE(setup(dir, path, sizeof path, "s.state"));
+    snprintf(bad, sizeof bad, "%s/bad.state", dir);
+    double x[27], v[27];
+    tinyState(x, v);
+    ENSURE_OK(alci_state_write(path, 3, 0.03, 9, x, v, err, sizeof err));
+    size_t n;
+    unsigned char* d = readAll(path, &n);
+    unsigned char* c = (unsigned char*)malloc(n);
+    ENSURE(d && c && n > 48);
+
+    // flipped payload byte, flipped time byte, truncation, wrong magic
+    ENSURE(stateRejected(bad, patch(c, d, n, 44, d[44] ^ 0x10, 0), n, "CRC"));
+    ENSURE(stateRejected(bad, patch(c, d, n, 17, d[17] ^ 0x01, 0), n, "CRC"));
+    ENSURE(stateRejected(bad, d, n - 7, "truncated"));
+    ENSURE(stateRejected(bad, d, 20, "truncated"));
+    ENSURE(stateRejected(bad, patch(c, d, n, 3, 'X', 0), n, "magic"));
+
+    // absurd vertex counts (nvert at bytes 24..27), even with a valid CRC
+    ENSURE(stateRejected(bad, patch(c, d, n, 27, 0x40, 1), n, "absurd"));      // 2^30 + 9
+    ENSURE(stateRejected(bad, patch(c, d, n, 26, 0x01, 1), n, "cannot fit"));  // 65545
+    ENSURE(stateRejected(bad, patch(c, d, n, 24, 10, 1), n, "inflate"));       // 10: wrong length
+
+    // missing file
+    snprintf(bad, sizeof bad, "%s/none.state", dir);
+    long step;
+    double time, *rx, *rv;
+    int nv;
+    ENSURE(alci_state_read(bad, &step, &time, &nv, &rx, &rv, err, sizeof err) == ALC_ERR_IO);
+    ENSURE(strstr(err, "none.state") && strstr(err, "No such file"));
+    free(d);
+    free(c);
+    removeTree(dir);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(output_topology_roundtrip) {
+    char dir[64], path[128], err[256] = "";
+    ENSURE(setup(dir, path, sizeof path, "topo.bin"));
+    alcModel m = tinyModel();
+    ENSURE_OK(alci_state_writeTopology(path, &m, err, sizeof err));
+    alciTopology t;
+    alctStatus st = alci_state_readTopology(path, &t, err, sizeof err);
+    ENSURE_MSG(st == ALC_OK, "%s", err);
+    ENSURE(t.nvert == 9 && t.ntet == 1 && t.ntri == 6 && t.nedge == 11 && t.nbody == 2);
+    const struct {
+        const int* got;
+        const int* want;
+        size_t size;
+    } arrays[] = {{t.tri_vert, g_triVert, sizeof g_triVert},
+                  {t.tet_vert, g_tetVert, sizeof g_tetVert},
+                  {t.edge_vert, g_edgeVert, sizeof g_edgeVert},
+                  {t.tri_body, g_triBody, sizeof g_triBody},
+                  {t.edge_body, g_edgeBody, sizeof g_edgeBody},
+                  {t.vert_body, g_vertBody, sizeof g_vertBody},
+                  {t.tet_body, g_tetBody, sizeof g_tetBody},
+                  {t.body_type, g_bodyType, sizeof g_bodyType},
+                  {t.body_vertadr, g_bodyVertadr, sizeof g_bodyVertadr},
+                  {t.body_vertnum, g_bodyVertnum, sizeof g_bodyVertnum}};
+    for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
+        ENSURE_MSG(memcmp(arrays[k].got, arrays[k].want, arrays[k].size) == 0, "array %zu", k);
+    }
+    ENSURE(strcmp(t.names + t.body_nameadr[0], "cube") == 0);
+    ENSURE(strcmp(t.names + t.body_nameadr[1], "floor") == 0);
+    alci_state_freeTopology(&t);
+    ENSURE(t.tri_vert == NULL && t.nvert == 0);
+    alci_state_freeTopology(NULL);
+
+    // the writer refuses what the reader would reject
+    int badBody[6] = {0, 0, 0, 0, 1, 2};
+    m.tri_body = badBody;
+    ENSURE(alci_state_writeTopology(path, &m, err, sizeof err) == ALC_ERR_INVALID_ARG);
+    ENSURE_MSG(strstr(err, "tri_body[5] = 2") != NULL, "err '%s'", err);
+    removeTree(dir);
+    return ALC_TEST_PASS;
+}
+
+// read a corrupted topology image: must fail with a message containing want
+static int topologyRejected(const char* path, const unsigned char* d, size_t n, const char* want) {
+    char err[256] = "";
+    alciTopology t;
+    if (!writeAll(path, d, n)) return 0;
+    alctStatus st = alci_state_readTopology(path, &t, err, sizeof err);
+    if (st == ALC_OK || t.tri_vert || t.nvert || !strstr(err, want) || !strstr(err, path)) {
+        fprintf(stderr, "  topology not rejected as '%s': status %d, err '%s'\n", want, st, err);
+        if (st == ALC_OK) alci_state_freeTopology(&t);
+        return 0;
+    }
+    return 1;
+}
+
+ALC_TEST(output_topology_corrupt) {
+    char dir[64], path[128], bad[128], err[256] = "";
+    ENSURE(setup(dir, path, sizeof path, "topo.bin"));
+    snprintf(bad, sizeof bad, "%s/bad.bin", dir);
+    alcModel m = tinyModel();
+    ENSURE_OK(alci_state_writeTopology(path, &m, err, sizeof err));
+    size_t n;
+    unsigned char* d = readAll(path, &n);
+    unsigned char* c = (unsigned char*)malloc(n);
+    ENSURE(d && c && n > 64);
+
+    // flipped byte, truncation, wrong magic
+    ENSURE(topologyRejected(bad, patch(c, d, n, 40, d[40] ^ 0x02, 0), n, "CRC"));
+    ENSURE(topologyRejected(bad, d, n - 10, "truncated"));
+    ENSURE(topologyRejected(bad, d, 12, "truncated"));
+    ENSURE(topologyRejected(bad, patch(c, d, n, 0, 'B', 0), n, "magic"));
+
+    // absurd sizes (int32 at 8 + 4k): negative, huge, more than the file holds
+    ENSURE(topologyRejected(bad, patch(c, d, n, 11, 0x80, 1), n, "absurd size nvert"));
+    ENSURE(topologyRejected(bad, patch(c, d, n, 19, 0x7f, 1), n, "absurd size ntri"));
+    ENSURE(topologyRejected(bad, patch(c, d, n, 12, 200, 1), n, "truncated"));  // ntet = 200
+
+    // a valid CRC over a bad index: caught by validation (tri_vert[0] is at byte 28 + 16)
+    ENSURE(topologyRejected(bad, patch(c, d, n, 44, 42, 1), n, "tri_vert[0] = 42"));
+    // last name byte but one: only the CRC catches it
+    ENSURE(topologyRejected(bad, patch(c, d, n, n - 6, d[n - 6] ^ 0xff, 0), n, "CRC"));
+    free(d);
+    free(c);
+    removeTree(dir);
+    return ALC_TEST_PASS;
+}
+
+// ---- statistics ----------------------------------------------------------------------------
+
+// comma-separated field k of a line as a double
+static double csvField(const char* line, int k) {
+    for (int i = 0; i < k && line; i++) {
+        line = strchr(line, ',');
+        if (line) line++;
+    }
+    return line ? strtod(line, NULL) : (double)NAN;
+}
+
+ALC_TEST(output_stats_csv_json) {
+    char dir[64], path[128], err[256] = "";
+    ENSURE(setup(dir, path, sizeof path, "stats.csv"));
+    // clang-format off
+    alcStepStat a = {.outer = 4, .newton = 8, .cgTotal = 20, .cgMax = 7, .contactsMax = 11,
+                     .contactsSum = 60, .alphaSum = 3.0, .alphaMin = 0.25, .mu = 1e6,
+                     .time = {0.5, 1.0, 1.5, 2.0, 2.5, 3.0}};
+    // clang-format on
+    alcStepStat z = {0};  // no iterations: averages must be 0, not NaN
+
+    alciStats s;
+    ENSURE_OK(alci_stats_open(&s, path, 0, err, sizeof err));
+    ENSURE_OK(alci_stats_write(&s, 1, 0.01, &a));
+    ENSURE_OK(alci_stats_write(&s, 2, 0.02, &z));
+    ENSURE(s.rows == 2);
+    ENSURE_OK(alci_stats_close(&s, err, sizeof err));
+    ENSURE_OK(alci_stats_close(&s, err, sizeof err));
+    unsigned char* text = readAll(path, NULL);
+    ENSURE(text != NULL);
+    const char* header =
+        "step,time,outer,newton,cg_total,cg_max,cg_avg,contacts_max,contacts_avg,"
+        "candidates_max,alpha_avg,alpha_min,mu,delta,beta,capped,mu_increases,linesearch_fails,"
+        "time_step,time_hessian,time_pcg,time_ccd,time_linesearch,time_other\n";
+    ENSURE_MSG(strncmp((char*)text, header, strlen(header)) == 0, "%s", (char*)text);
+    const char* row1 = (char*)text + strlen(header);
+    const char* row2 = strchr(row1, '\n') + 1;
+    ENSURE(csvField(row1, 0) == 1 && csvField(row1, 1) == 0.01);
+    ENSURE_NEAR(csvField(row1, 6), 2.5, 1e-12);    // cg_avg = 20 / 8
+    ENSURE_NEAR(csvField(row1, 8), 7.5, 1e-12);    // contacts_avg = 60 / 8
+    ENSURE_NEAR(csvField(row1, 10), 0.75, 1e-12);  // alpha_avg = 3 / 4
+    ENSURE_NEAR(csvField(row1, 12), 1e6, 1e-3);
+    ENSURE_NEAR(csvField(row1, 23), 3.0, 1e-12);  // time_other
+    ENSURE(csvField(row2, 6) == 0 && csvField(row2, 8) == 0 && csvField(row2, 10) == 0);
+    ENSURE(strstr(row2, "nan") == NULL);
+    free(text);
+
+    // JSON lines: same keys, one object per line, no header
+    ENSURE_OK(alci_stats_open(&s, path, 1, err, sizeof err));
+    ENSURE_OK(alci_stats_write(&s, 1, 0.01, &a));
+    z.beta = (double)INFINITY;
+    ENSURE_OK(alci_stats_write(&s, 2, 0.02, &z));
+    ENSURE_OK(alci_stats_close(&s, err, sizeof err));
+    text = readAll(path, NULL);
+    ENSURE(text && strncmp((char*)text, "{\"step\":1,\"time\":0.01,\"outer\":4,", 32) == 0);
+    ENSURE(strstr((char*)text, "\"cg_avg\":2.5,") && strstr((char*)text, "\"beta\":null"));
+    ENSURE(strstr((char*)text, "\"time_other\":3}\n{\"step\":2,") != NULL);
+    free(text);
+
+    // an unwritable path fails with the path in the message
+    snprintf(path, sizeof path, "%s/no/such/dir.csv", dir);
+    ENSURE(alci_stats_open(&s, path, 0, err, sizeof err) == ALC_ERR_IO);
+    ENSURE(strstr(err, "no/such/dir.csv") != NULL);
+
+    // a full disk is reported at the first flush: the CSV header, or the first JSON row
+    if (access("/dev/full", W_OK) == 0) {
+        ENSURE(alci_stats_open(&s, "/dev/full", 0, err, sizeof err) == ALC_ERR_IO);
+        ENSURE_MSG(strstr(err, "/dev/full: No space"), "err '%s'", err);
+        ENSURE_OK(alci_stats_open(&s, "/dev/full", 1, err, sizeof err));
+        ENSURE(alci_stats_write(&s, 1, 0.01, &a) == ALC_ERR_IO && s.rows == 0);
+        ENSURE_MSG(strstr(s.error, "/dev/full: No space"), "error '%s'", s.error);
+        alci_stats_close(&s, NULL, 0);
+    }
+    removeTree(dir);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(output_stats_summary_table) {
+    alcModel m = tinyModel();
+    m.ntet = 87200;
+    // clang-format off
+    alcRunStat r = {.steps = 10, .outer = 20, .newton = 60, .newtonMax = 9, .cgTotal = 2016,
+                    .cgMax = 619, .contactsSum = 2148, .contactsMax = 8200, .alphaSum = 15,
+                    .timeMax = 0.17, .time = {[ALC_TIMER_STEP] = 1.6, [ALC_TIMER_HESSIAN] = 0.4,
+                                              [ALC_TIMER_PCG] = 0.8, [ALC_TIMER_OTHER] = 0.4}};
+    // clang-format on
+
+    // summary: averages and the phase percentages
+    char* text = NULL;
+    size_t len = 0;
+    FILE* fp = open_memstream(&text, &len);
+    ENSURE(fp != NULL);
+    alci_stats_summary(fp, &m, &r, "ref");
+    fclose(fp);
+    ENSURE_MSG(strstr(text, "6.00 per step (peak 9)") && strstr(text, "33.60 per solve (peak 619)"),
+               "%s", text);
+    ENSURE(strstr(text, "35.80 per Newton iteration (peak 8200)") && strstr(text, "0.7500"));
+    ENSURE(strstr(text, "0.16 s average") && strstr(text, "50.0%") && strstr(text, "backend ref"));
+    free(text);
+
+    // table row aligned with the header, counts abbreviated as in the paper
+    char head[256], row[256];
+    alci_stats_tableHeader(head, sizeof head);
+    alci_stats_tableRow(row, sizeof row, "fig8", &m, &r);
+    ENSURE_MSG(strlen(head) == strlen(row), "\n%s\n%s", head, row);
+    ENSURE(strncmp(row, "fig8 ", 5) == 0 && strstr(head, "#Newton") && strstr(head, "LS"));
+    ENSURE_MSG(strstr(row, "87.2k") && strstr(row, "33.6 (619)") && strstr(row, "6.0 (9)") &&
+                   strstr(row, "35.8 (8.2k)") && strstr(row, "0.750") &&
+                   strstr(row, "0.16 (0.17)") && strstr(row, "25.0%") && strstr(row, "50.0%"),
+               "%s", row);
+    alcRunStat empty;
+    memset(&empty, 0, sizeof empty);
+    alci_stats_tableRow(row, sizeof row, "empty", NULL, &empty);
+    ENSURE(strstr(row, "nan") == NULL && strstr(row, "0.0 (0)") != NULL);
+    return ALC_TEST_PASS;
+}
+
+// ---- progress ------------------------------------------------------------------------------
+
+ALC_TEST(output_progress_file) {
+    char dir[64], path[128];
+    ENSURE(setup(dir, path, sizeof path, "log.txt"));
+
+    // a full run: exactly the ten 10% lines, no carriage returns
+    FILE* fp = fopen(path, "w");
+    ENSURE(fp != NULL);
+    alciProgress p;
+    alci_progress_begin(&p, fp, 250, "run");
+    for (long i = 1; i <= 250; i++) alci_progress_update(&p, i, "t=1 s");
+    alci_progress_end(&p);
+    fclose(fp);
+    unsigned char* s = readAll(path, NULL);
+    ENSURE(s != NULL);
+    ENSURE(strchr((char*)s, '\r') == NULL);
+    int lines = 0;
+    for (const char* q = (char*)s; (q = strchr(q, '\n')) != NULL; q++) lines++;
+    ENSURE_MSG(lines == 10, "%d lines:\n%s", lines, (char*)s);
+    ENSURE(strncmp((char*)s, "run: 10% (25/250 steps, ", 24) == 0);
+    ENSURE(strstr((char*)s, "run: 100% (250/250 steps") && strstr((char*)s, ") t=1 s\n"));
+    free(s);
+
+    // a run that stops at 55%: five lines and a closing one
+    fp = fopen(path, "w");
+    ENSURE(fp != NULL);
+    alci_progress_begin(&p, fp, 100, "run");
+    for (long i = 1; i <= 55; i++) alci_progress_update(&p, i, NULL);
+    alci_progress_end(&p);
+    fclose(fp);
+    s = readAll(path, NULL);
+    ENSURE(s != NULL);
+    lines = 0;
+    for (const char* q = (char*)s; (q = strchr(q, '\n')) != NULL; q++) lines++;
+    ENSURE_MSG(lines == 6 && strstr((char*)s, "run: 50% (50/100") &&
+                   strstr((char*)s, "run: stopped at 55/100 steps"),
+               "%s", (char*)s);
+    free(s);
+    removeTree(dir);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(output_progress_tty) {
+    // a pseudo-terminal stands in for the user's terminal
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0) SKIP_TEST("no pseudo-terminals");
+    const char* name = grantpt(master) == 0 && unlockpt(master) == 0 ? ptsname(master) : NULL;
+    int slave = name ? open(name, O_RDWR | O_NOCTTY) : -1;
+    if (slave < 0) {
+        close(master);
+        SKIP_TEST("cannot open the pseudo-terminal");
+    }
+    struct termios tio;
+    tcgetattr(slave, &tio);
+    cfmakeraw(&tio);  // no "\n" -> "\r\n" translation
+    tcsetattr(slave, TCSANOW, &tio);
+    fcntl(slave, F_SETFL, fcntl(slave, F_GETFL) | O_NONBLOCK);  // a flood fails, not hangs
+    FILE* fp = fdopen(slave, "w");
+    ENSURE(fp != NULL);
+
+    // 2000 fast updates: redraws are rate-limited to a handful
+    alciProgress p;
+    alci_progress_begin(&p, fp, 2000, "tty");
+    ENSURE(p.tty == 1);
+    for (long i = 1; i <= 2000; i++) alci_progress_update(&p, i, NULL);
+    alci_progress_end(&p);
+    fclose(fp);
+    char buf[8192];
+    size_t n = 0;
+    struct pollfd pfd = {master, POLLIN, 0};
+    while (n + 1 < sizeof buf && poll(&pfd, 1, 200) > 0) {
+        ssize_t r = read(master, buf + n, sizeof buf - 1 - n);
+        if (r <= 0) break;
+        n += (size_t)r;
+    }
+    close(master);
+    buf[n] = 0;
+    int cr = 0;
+    for (size_t i = 0; i < n; i++) cr += buf[i] == '\r';
+    ENSURE_MSG(cr >= 2 && cr <= 6, "%d redraws: %s", cr, buf);
+    ENSURE(strstr(buf, "100.0%") && strstr(buf, "[##############################]"));
+    ENSURE(n > 0 && buf[n - 1] == '\n');
+    return ALC_TEST_PASS;
+}
