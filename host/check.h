@@ -1,0 +1,61 @@
+// Independent state checker: no inverted tetrahedron, no surface edge meeting a surface
+// triangle, no NaN or Inf coordinate. Decided with exact predicates (host/exact_predicates.h)
+// and culled with the reference BVH (host/ref/broad_ref.h); shares no code with the solver.
+// `alcove check OUTDIR` runs it on every saved frame. Internal to the library.
+#ifndef ALC_HOST_CHECK_H_
+#define ALC_HOST_CHECK_H_
+
+#include "alc/alc_types.h"
+
+/// One state to check (all arrays in host memory, indices 0-based into x).
+typedef struct alciCheckInput_ {
+    int nvert;             ///< vertices
+    const double* x;       ///< positions (nvert x 3) (m)
+    int ntet;              ///< tetrahedra (0 for surface-only scenes)
+    const int* tet;        ///< tetrahedron vertices (ntet x 4); nullable when ntet == 0
+    int ntri;              ///< surface triangles, all bodies
+    const int* tri;        ///< triangle vertices (ntri x 3); nullable when ntri == 0
+    int nedge;             ///< surface edges, all bodies
+    const int* edge;       ///< edge vertices (nedge x 2); nullable when nedge == 0
+    const int* tet_body;   ///< body id of each tetrahedron (ntet), for messages; nullable
+    const int* tri_body;   ///< body id of each triangle (ntri), for messages; nullable
+    const int* edge_body;  ///< body id of each edge (nedge), for messages; nullable
+} alciCheckInput;
+
+/// What alci_check_state found. "First" means lowest index: the lowest vertex, the lowest
+/// tetrahedron, and the intersecting pair lowest by (edge, triangle). Bodies are -1 when the
+/// input has no body ids; every index is -1 when there is no offender of its kind.
+typedef struct alciCheckReport_ {
+    int nnonfinite;     ///< vertices with a NaN or Inf coordinate
+    int ninverted;      ///< tetrahedra whose orientation is not strictly positive
+    int nintersect;     ///< (edge, triangle) pairs without a shared vertex that meet
+    int vert;           ///< first vertex with a NaN or Inf coordinate
+    int tet;            ///< first inverted tetrahedron
+    int tetVert[4];     ///< its vertices
+    int tetBody;        ///< its body
+    int edge;           ///< edge of the first intersecting pair
+    int edgeVert[2];    ///< its vertices
+    int edgeBody;       ///< its body
+    int tri;            ///< triangle of the first intersecting pair
+    int triVert[3];     ///< its vertices
+    int triBody;        ///< its body
+    int clean;          ///< 1 when all three counts are zero
+    char message[512];  ///< one line: "ok: ..." or the offenders separated by "; "
+} alciCheckReport;
+
+/// Check one state:
+///  (a) every tetrahedron (v0, v1, v2, v3) has det[v1 - v0, v2 - v0, v3 - v0] > 0 (exact);
+///  (b) no surface edge meets a surface triangle it shares no vertex with, across bodies and
+///      within one body; touching (distance exactly zero), coplanar overlap included (exact);
+///  (c) no coordinate is NaN or Inf. Elements with such a vertex are left out of (a) and (b).
+/// @param[out] rep  counts, first offenders and a one-line message
+/// @return ALC_OK when the check ran (the verdict is in rep), ALC_ERR_INVALID_ARG (NULL
+///         array, index out of range), ALC_ERR_NOMEM.
+alctStatus alci_check_state(const alciCheckInput* in, alciCheckReport* rep);
+
+/// Whether the closed segment pq meets the closed triangle abc, decided exactly (touching
+/// counts; degenerate segments and triangles are handled as the point sets they are).
+int alci_check_segmentTriangle(const double p[3], const double q[3], const double a[3],
+                               const double b[3], const double c[3]);
+
+#endif  // ALC_HOST_CHECK_H_
