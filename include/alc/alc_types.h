@@ -66,11 +66,12 @@ typedef enum alctContactModel_ {
     ALC_NCONTACTMODEL
 } alctContactModel;
 
-/// When the step bound keeps tetrahedra from inverting.
+/// Which tetrahedra the step bound and the line search keep from inverting.
 typedef enum alctInversion_ {
-    ALC_INVERSION_ALL = 0,  ///< every material (default: every output state inversion-free)
-    ALC_INVERSION_AUTO,     ///< only non-invertible materials (Neo-Hookean)
-    ALC_INVERSION_OFF       ///< never (Neo-Hookean still requires it and keeps it)
+    ALC_INVERSION_AUTO = 0, ///< non-invertible materials (Neo-Hookean), as in the AL paper
+    ALC_INVERSION_ALL       ///< every material; invertible energies (corotated, stable
+                            ///< Neo-Hookean) may then stall under extreme impact, because
+                            ///< their minimizers can be inverted
 } alctInversion;
 
 /// Kind of a body.
@@ -136,7 +137,7 @@ typedef struct alcOption_ {
     double ccdRescale;         ///< s of additive CCD: stop at s x the start gap; default 0.1
     double ccdMinSep;          ///< minimum separation xi (m) kept by CCD; default 0
     int ccdMaxIter;            ///< additive CCD iteration cap (returns a safe TOI); default 100000
-    int inversion;             ///< alctInversion; default ALC_INVERSION_ALL
+    int inversion;             ///< alctInversion; default ALC_INVERSION_AUTO
     double inversionFraction;  ///< volume kept per step bound, of its start value; default 0.2
     double newtonTol;          ///< extra residual stop ||p||_inf/h (m/s); 0 = off; default 0
     double frictionEpsV;       ///< eps_v of the smoothed friction (m/s); default 1e-3

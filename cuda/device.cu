@@ -1,0 +1,16 @@
+// Device discovery: any error from the CUDA runtime counts as "no device".
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "alc/alc.h"
+}
+
+extern "C" int alcu_cudaAvailable(void) {
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        cudaGetLastError();  // clear the sticky error state
+        return 0;
+    }
+    return n > 0;
+}

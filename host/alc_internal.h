@@ -1,0 +1,88 @@
+// Internal declarations shared by host/ modules: error recording, the sim object, helpers.
+// Internal non-static host functions use the prefix alci_ (the public ones are alc_/alcu_).
+#ifndef ALC_HOST_ALC_INTERNAL_H_
+#define ALC_HOST_ALC_INTERNAL_H_
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "alc/alc.h"
+#include "backend.h"
+
+#define ALC_ERRLEN 1024
+
+/// Format "file:line function: message" into buf.
+void alci_formatError(char* buf, size_t n, const char* file, int line, const char* func,
+                      const char* fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/// Record an error on a sim and evaluate to the status (MuJoCo engine_util_errmem.h style).
+#define ALC_ERROR(sim, status, ...) \
+    (alci_formatError((sim)->error, sizeof((sim)->error), __FILE__, __LINE__, __func__, \
+                      __VA_ARGS__),                                                     \
+     (status))
+
+/// Stamp in the internalValue of defs made by the default functions.
+#define ALC_DEF_STAMP 0x41C0DEF
+
+/// Write a message into a caller buffer (NULL-safe).
+void alci_setMessage(char* err, int errsz, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/// Wall-clock seconds (monotonic).
+double alci_now(void);
+
+/// The simulator: the model, the backend and the host-side step state.
+struct alcSim_ {
+    const alcModel* m;          // the model (not owned)
+    alcSimDef def;              // copy of the def
+    int backend;                // ALC_BACKEND_REF or ALC_BACKEND_CUDA
+    char error[ALC_ERRLEN];     // last error message
+    alciBackend be;             // backend operations and state
+    int nthread;                // reference backend threads in use
+
+    // host-side per-step inputs handed to the backend
+    unsigned char* kinMask;     // 1 if the vertex is kinematic during the step (nvert)
+    double* kinTarget;          // scripted/external targets (nvert x 3)
+
+    // contact report (alc_getContacts)
+    alcContact* contacts;       // capacity contactCap
+    int ncontact;
+    int contactCap;
+    int warnedOnce[ALC_NWARNING];  // the first of each warning kind is logged
+};
+
+/// Count a warning on the data and log the first of its kind through the def's sink.
+void alci_warn(alcSim* sim, alcData* d, alctWarning w, int info, const char* fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/// Log a message through the sim def's log sink when level <= verbosity.
+void alci_log(const alcSim* sim, int level, const char* fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/// Allocate a model with the sizes already set in *sizes (counts only); arrays point into one
+/// 64-byte aligned buffer. Returns NULL on allocation failure.
+alcModel* alci_model_alloc(const alcModel* sizes);
+
+/// Evaluate the driver scripts at time t: writes positions of all scripted driver vertices into
+/// target (nvert x 3) and sets mask[v] = 1 for every vertex kinematic at that time.
+/// Drivers flagged external in ext (nullable) keep target as given; released drivers (rel,
+/// nullable, or release time passed) leave their vertices free.
+void alci_driver_eval(const alcModel* m, double t, const int* ext, const int* rel, double* target,
+                      unsigned char* mask);
+
+/// World position at t = 0 of a body's rest vertex: position + R (scale * rest).
+void alci_bodyTransform(const alcBodyDef* def, const double rest[3], double out[3]);
+
+/// Rotate vector v by unit quaternion q (w, x, y, z).
+void alci_quatRotate(const double q[4], const double v[3], double out[3]);
+
+/// Largest mesh-element edge length statistics of the model (m): mean surface edge length.
+double alci_model_meanEdge(const alcModel* m);
+
+/// The AL (and penalty) time step, AL paper Algorithm 1 (host/step.c).
+alctStatus alci_step_al(alcSim* sim, alcData* d);
+
+/// The IPC barrier time step (host/step_ipc.c).
+alctStatus alci_step_ipc(alcSim* sim, alcData* d);
+
+#endif  // ALC_HOST_ALC_INTERNAL_H_

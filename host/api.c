@@ -1,0 +1,197 @@
+// The simulator object: creation on a backend, the step entry point, contact reports.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alc_internal.h"
+
+#define ALC_DEF_VERSION_SHIFT 8
+
+alcSimDef alc_defaultSimDef(void) {
+    alcSimDef d;
+    memset(&d, 0, sizeof d);
+    d.backend = ALC_BACKEND_AUTO;
+    d.device = 0;
+    d.threads = 0;
+    d.capacity.contactPairs = 0;
+    d.capacity.candidates = 0;
+    d.capacity.growOnOverflow = 1;
+    d.log = NULL;
+    d.user = NULL;
+    d.verbosity = 1;
+    // the stamp carries the header version so alc_makeSim can refuse a mismatch
+    d.internalValue = ALC_DEF_STAMP ^ (ALC_VERSION_HEADER << ALC_DEF_VERSION_SHIFT);
+    return d;
+}
+
+alcLoadDef alc_defaultLoadDef(void) {
+    alcLoadDef d;
+    memset(&d, 0, sizeof d);
+    d.internalValue = ALC_DEF_STAMP;
+    return d;
+}
+
+#if !ALC_WITH_CUDA
+int alcu_cudaAvailable(void) { return 0; }
+alctStatus alcg_backend_make(alcSim* sim, alciBackend* out) {
+    (void)out;
+    return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
+                     "this build of alcove has no CUDA backend (built with CUDA=0)");
+}
+#endif
+
+static alctStatus checkModel(alcSim* sim, const alcModel* m) {
+    if (m->nvert <= 0 || m->nbody <= 0 || !m->buffer) {
+        return ALC_ERROR(sim, ALC_ERR_INVALID_ARG, "model is empty or not compiled");
+    }
+    return ALC_OK;
+}
+
+alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
+    if (!m || !def || !out) return ALC_ERR_INVALID_ARG;
+    *out = NULL;
+    alcSim* sim = (alcSim*)calloc(1, sizeof(alcSim));
+    if (!sim) return ALC_ERR_NOMEM;
+    *out = sim;
+    sim->m = m;
+    sim->def = *def;
+    int stamp = def->internalValue ^ ALC_DEF_STAMP;
+    if ((stamp & ((1 << ALC_DEF_VERSION_SHIFT) - 1)) != 0) {
+        return ALC_ERROR(sim, ALC_ERR_BAD_DEF, "sim def not made by alc_defaultSimDef");
+    }
+    if ((stamp >> ALC_DEF_VERSION_SHIFT) != alcu_version()) {
+        return ALC_ERROR(sim, ALC_ERR_VERSION, "header version %d, library version %d",
+                         stamp >> ALC_DEF_VERSION_SHIFT, alcu_version());
+    }
+    alctStatus st = checkModel(sim, m);
+    if (st != ALC_OK) return st;
+    if (def->backend < ALC_BACKEND_AUTO || def->backend > ALC_BACKEND_CUDA) {
+        return ALC_ERROR(sim, ALC_ERR_INVALID_ARG, "unknown backend %d", def->backend);
+    }
+    if (def->capacity.contactPairs < 0 || def->capacity.candidates < 0 || def->threads < 0) {
+        return ALC_ERROR(sim, ALC_ERR_INVALID_ARG, "negative capacity or thread count");
+    }
+    sim->kinMask = (unsigned char*)calloc((size_t)m->nvert, 1);
+    sim->kinTarget = (double*)calloc((size_t)m->nvert * 3, sizeof(double));
+    if (!sim->kinMask || !sim->kinTarget) return ALC_ERROR(sim, ALC_ERR_NOMEM, "out of memory");
+
+    int backend = def->backend;
+    if (backend == ALC_BACKEND_AUTO) {
+        backend = alcu_cudaAvailable() ? ALC_BACKEND_CUDA : ALC_BACKEND_REF;
+    }
+    sim->backend = backend;
+    if (backend == ALC_BACKEND_CUDA) {
+        st = alcg_backend_make(sim, &sim->be);
+    } else {
+        st = alcr_backend_make(sim, &sim->be);
+    }
+    if (st != ALC_OK) {
+        sim->be.ops = NULL;
+        return st;
+    }
+    return ALC_OK;
+}
+
+void alc_deleteSim(alcSim* sim) {
+    if (!sim) return;
+    if (sim->be.ops && sim->be.ops->destroy) sim->be.ops->destroy(sim->be.state);
+    free(sim->kinMask);
+    free(sim->kinTarget);
+    free(sim->contacts);
+    free(sim);
+}
+
+alctBackend alc_simBackend(const alcSim* sim) {
+    return sim ? (alctBackend)sim->backend : ALC_BACKEND_AUTO;
+}
+
+const char* alc_lastError(const alcSim* sim) { return sim ? sim->error : ""; }
+
+void alc_resetContacts(alcSim* sim) {
+    if (sim && sim->be.ops && sim->be.ops->resetContacts) sim->be.ops->resetContacts(sim->be.state);
+}
+
+/// Accumulate the step statistics into the run statistics.
+static void accumulate(alcData* d) {
+    const alcStepStat* s = &d->stat;
+    alcRunStat* r = &d->run;
+    r->steps++;
+    r->outer += s->outer;
+    r->newton += s->newton;
+    if (s->newton > r->newtonMax) r->newtonMax = s->newton;
+    r->cgTotal += s->cgTotal;
+    if (s->cgMax > r->cgMax) r->cgMax = s->cgMax;
+    r->contactsSum += s->contactsSum;
+    if (s->contactsMax > r->contactsMax) r->contactsMax = s->contactsMax;
+    r->alphaSum += s->alphaSum;
+    r->capped += s->capped;
+    r->muIncreases += s->muIncreases;
+    if (s->time[ALC_TIMER_STEP] > r->timeMax) r->timeMax = s->time[ALC_TIMER_STEP];
+    for (int i = 0; i < ALC_NTIMER; i++) r->time[i] += s->time[i];
+}
+
+alctStatus alc_step(alcSim* sim, alcData* d) {
+    if (!sim) return ALC_ERR_INVALID_ARG;
+    if (!d) return ALC_ERROR(sim, ALC_ERR_INVALID_ARG, "data is NULL");
+    if (!sim->be.ops) return ALC_ERROR(sim, ALC_ERR_INVALID_ARG, "sim has no backend");
+    const alcModel* m = sim->m;
+    if (d->nvert != m->nvert || d->nbody != m->nbody || d->ndriver != m->ndriver) {
+        return ALC_ERROR(sim, ALC_ERR_INVALID_ARG, "data was made for a different model");
+    }
+    // refuse a state holding NaN/Inf (MuJoCo mj_checkPos style), before touching anything
+    for (int i = 0; i < 3 * m->nvert; i++) {
+        if (!isfinite(d->x[i]) || !isfinite(d->v[i])) {
+            alci_warn(sim, d, ALC_WARN_BAD_STATE, i / 3, "vertex %d has a non-finite state",
+                      i / 3);
+            return ALC_ERROR(sim, ALC_ERR_NUMERIC, "vertex %d has a non-finite position or "
+                             "velocity; the step was not taken", i / 3);
+        }
+    }
+    double h = m->opt.timestep;
+    // kinematic targets at the end of the step
+    alci_driver_eval(m, d->time + h, d->driver_external, d->driver_released, d->kin_target,
+                     sim->kinMask);
+    for (int v = 0; v < m->nvert; v++) {
+        if (!sim->kinMask[v]) continue;
+        const double* t = d->kin_target + 3 * v;
+        if (!isfinite(t[0]) || !isfinite(t[1]) || !isfinite(t[2])) {
+            return ALC_ERROR(sim, ALC_ERR_NUMERIC, "kinematic target of vertex %d is not finite",
+                             v);
+        }
+    }
+    memset(&d->stat, 0, sizeof d->stat);
+    alctStatus st;
+    if (m->opt.contact == ALC_CONTACT_IPC) {
+        st = alci_step_ipc(sim, d);
+    } else {
+        st = alci_step_al(sim, d);
+    }
+    if (st != ALC_OK) return st;
+    d->time += h;
+    d->step++;
+    accumulate(d);
+    // contact report
+    if (!sim->contacts || sim->contactCap < sim->be.ops->nactive(sim->be.state)) {
+        int cap = sim->be.ops->nactive(sim->be.state);
+        if (cap < 64) cap = 64;
+        alcContact* c = (alcContact*)realloc(sim->contacts, sizeof(alcContact) * (size_t)cap);
+        if (!c) return ALC_ERROR(sim, ALC_ERR_NOMEM, "out of memory for the contact report");
+        sim->contacts = c;
+        sim->contactCap = cap;
+    }
+    st = sim->be.ops->contacts(sim->be.state, sim->contacts, sim->contactCap, &sim->ncontact,
+                               d->body_force);
+    if (st != ALC_OK) return st;
+    if (sim->be.ops->memory) {
+        size_t mem = sim->be.ops->memory(sim->be.state);
+        if (mem > d->maxuse_memory) d->maxuse_memory = mem;
+    }
+    return ALC_OK;
+}
+
+alctStatus alc_getContacts(alcSim* sim, const alcContact** contacts, int* n) {
+    if (!sim || !contacts || !n) return ALC_ERR_INVALID_ARG;
+    *contacts = sim->contacts;
+    *n = sim->ncontact;
+    return ALC_OK;
+}

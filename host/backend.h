@@ -1,0 +1,118 @@
+// The table of backend operations that host/step.c drives (DESIGN.md "Architecture").
+//
+// The outer loop (AL paper Algorithms 1-3) is written once, in host/step.c; each backend (the
+// CPU reference in host/ref/, CUDA in cuda/) keeps its own copies of the step vectors
+//   XT (x^t), VT (v^t), XTILDE (inertia target), X (intersection-free x^[k]),
+//   XHAT (the solver iterate x^[k]), P (Newton direction), G (gradient)
+// and the active contact set, and exposes the operations below. Only scalars cross between
+// the loop and a backend during a step; positions cross at its start and end.
+#ifndef ALC_HOST_BACKEND_H_
+#define ALC_HOST_BACKEND_H_
+
+#include "alc/alc_types.h"
+
+/// Inputs of a step (host memory).
+typedef struct alciStepInput_ {
+    const double* x;                // x^t (nvert x 3)
+    const double* v;                // v^t (nvert x 3)
+    const double* kinTarget;        // targets of kinematic vertices at t + h (nvert x 3)
+    const unsigned char* kinMask;   // 1 if the vertex is kinematic this step (nvert)
+    double h;                       // time step (s)
+    const double* gravity;          // (3) m/s^2
+} alciStepInput;
+
+/// Contact parameters of the AL (or penalty) energy, AL paper Eq. 10-14.
+typedef struct alciContactParams_ {
+    double mu;           // penalty stiffness
+    double delta;        // contact offset (m)
+    double decay;        // Gamma
+    double removeBelow;  // gamma threshold of Alg. 3
+    int penalty;         // 1: multipliers stay zero (penalty ablation)
+    int friction;        // 1: include the lagged friction potential
+    double frictionEpsV; // eps_v (m/s)
+} alciContactParams;
+
+/// Result of assembleElastic.
+typedef struct alciAssembleOut_ {
+    double maxDiag;      // max_i (Hess E)_ii over free DOFs (for Eq. 20)
+    long nblocks;        // 3x3 blocks in the matrix
+} alciAssembleOut;
+
+/// Result of solve.
+typedef struct alciSolveOut_ {
+    int iters;           // CG iterations
+    int converged;       // 1 if the relative tolerance was reached
+    double pInf;         // ||P||_inf (m)
+} alciSolveOut;
+
+/// Result of collect (CCD from X to XHAT over all candidates).
+typedef struct alciCollectOut_ {
+    double minToi;       // smallest time of impact in [0, 1]; 1 when nothing collides
+    int ncandidates;     // broad-phase candidates examined
+    int ncollide;        // pairs with a time of impact
+    int grown;           // candidate buffer capacity after a grow (0 = no grow)
+} alciCollectOut;
+
+typedef struct alciBackendOps_ {
+    const char* name;
+    /// Free everything the backend owns (NULL-safe on its state).
+    void (*destroy)(void* be);
+    /// Forget the active set, multipliers and friction state.
+    void (*resetContacts)(void* be);
+    /// Load x^t, v^t; X = XT; XHAT = XT with kinematic vertices at their targets (§5.3);
+    /// XTILDE = x^t + h v^t + h^2 g for free vertices; lag friction from the carried set.
+    alctStatus (*beginStep)(void* be, const alciStepInput* in);
+    /// Set the contact parameters used by the operations below.
+    void (*setContactParams)(void* be, const alciContactParams* p);
+    /// Linearize every active pair at X: d_i(X), grad d_i(X) (Eq. 10).
+    alctStatus (*linearize)(void* be);
+    /// G and H := gradient and projected Hessian of E (inertia + elasticity + friction) at XHAT,
+    /// kinematic rows/columns eliminated (§5.3). Reports max diag for Eq. 20.
+    alctStatus (*assembleElastic)(void* be, alciAssembleOut* out);
+    /// Add the AL terms of Eq. 12 (gradient Alg. 2 line 10, Hessian line 11) at XHAT.
+    alctStatus (*assembleContact)(void* be);
+    /// P := -H^-1 G by block-Jacobi PCG with relative tolerance tol.
+    alctStatus (*solve)(void* be, double tol, int maxIter, alciSolveOut* out);
+    /// Largest r in [0, 1] keeping the line-search tetrahedra above `fraction` of their volume
+    /// along XHAT + r P (allTets: every tet; else non-invertible materials only).
+    alctStatus (*lineSearchBound)(void* be, double fraction, int allTets, double* rmax);
+    /// L(XHAT + r P) (Eq. 12 with the slack minimized out).
+    alctStatus (*energy)(void* be, double r, double* L);
+    /// XHAT += r P.
+    alctStatus (*stepXhat)(void* be, double r);
+    /// Slack, multiplier and decay updates, Alg. 2 lines 20-29.
+    alctStatus (*alUpdate)(void* be);
+    /// Broad phase and CCD from X to XHAT: per-pair times of impact, minimum time of impact.
+    alctStatus (*collect)(void* be, alciCollectOut* out);
+    /// Alg. 3 with the pairs of the last collect: filter, merge, remove decayed pairs.
+    /// *grown = the new pair capacity when the buffers had to grow, else 0.
+    alctStatus (*mergeActive)(void* be, int* nactive, int* grown);
+    /// Largest alpha keeping tetrahedra above `fraction` of their volume from X toward XHAT.
+    alctStatus (*inversionBound)(void* be, double fraction, int allTets, double* alpha);
+    /// X := (1 - alpha) X + alpha XHAT.
+    alctStatus (*advance)(void* be, double alpha);
+    /// Copy X out as x^{t+1}, v^{t+1} = (X - XT)/h; compute contact forces (Eq. 23).
+    alctStatus (*endStep)(void* be, double* x, double* v);
+    /// Active pairs with forces; bodyForce (nbody x 3) summed per body.
+    alctStatus (*contacts)(void* be, alcContact* out, int cap, int* n, double* bodyForce);
+    /// Number of active pairs.
+    int (*nactive)(void* be);
+    /// Peak memory held by the backend (bytes).
+    size_t (*memory)(void* be);
+} alciBackendOps;
+
+/// A backend: its operation table and its state.
+typedef struct alciBackend_ {
+    const alciBackendOps* ops;
+    void* state;
+} alciBackend;
+
+struct alcSim_;
+
+/// Make the CPU reference backend (host/ref/backend_ref.c).
+alctStatus alcr_backend_make(struct alcSim_* sim, alciBackend* out);
+
+/// Make the CUDA backend (cuda/backend_cuda.cu); ALC_ERR_UNSUPPORTED in builds without CUDA.
+alctStatus alcg_backend_make(struct alcSim_* sim, alciBackend* out);
+
+#endif  // ALC_HOST_BACKEND_H_

@@ -1,0 +1,278 @@
+// The CPU reference backend: operation table and the simple vector operations of a step.
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "hd/alcm_vec.h"
+#include "ref/backend_ref.h"
+#include "ref/pcg_ref.h"
+#include "ref/vec_ref.h"
+
+/// Run the body of an operation with the sim's thread count (OpenMP's nthreads ICV belongs to
+/// the calling thread, so this does not touch other threads of the process).
+typedef struct {
+    int old;
+} ThreadScope;
+
+static ThreadScope enterThreads(const alcrBackend* B) {
+    ThreadScope s = {0};
+#ifdef _OPENMP
+    s.old = omp_get_max_threads();
+    if (B->sim->def.threads > 0) omp_set_num_threads(B->sim->def.threads);
+#else
+    (void)B;
+#endif
+    return s;
+}
+
+static void leaveThreads(ThreadScope s) {
+#ifdef _OPENMP
+    omp_set_num_threads(s.old);
+#else
+    (void)s;
+#endif
+}
+
+static void* allocTracked(alcrBackend* B, size_t bytes) {
+    B->bytes += bytes;
+    return calloc(1, bytes ? bytes : 1);
+}
+
+// ---- operations ---------------------------------------------------------------------------
+
+static void opDestroy(void* be) {
+    alcrBackend* B = (alcrBackend*)be;
+    if (!B) return;
+    alcr_elastic_free(B);
+    alcr_contact_free(B);
+    alcr_ccd_free(B);
+    alcr_friction_free(B);
+    free(B->xt);
+    free(B->vt);
+    free(B->xtilde);
+    free(B->x);
+    free(B->xhat);
+    free(B->p);
+    free(B->g);
+    free(B->trial);
+    free(B->pcgWork);
+    free(B->kin);
+    free(B);
+}
+
+static void opResetContacts(void* be) { alcr_contact_reset((alcrBackend*)be); }
+
+static alctStatus opBeginStep(void* be, const alciStepInput* in) {
+    alcrBackend* B = (alcrBackend*)be;
+    const alcModel* m = B->m;
+    B->h = in->h;
+    for (int k = 0; k < 3; k++) B->gravity[k] = in->gravity[k];
+    memcpy(B->xt, in->x, sizeof(double) * (size_t)B->N);
+    memcpy(B->vt, in->v, sizeof(double) * (size_t)B->N);
+    memcpy(B->x, in->x, sizeof(double) * (size_t)B->N);
+    memcpy(B->kin, in->kinMask, (size_t)B->n);
+    double h = in->h;
+    for (int v = 0; v < B->n; v++) {
+        for (int k = 0; k < 3; k++) {
+            int i = 3 * v + k;
+            if (B->kin[v]) {
+                // moving boundaries at their targets in xhat^[0] (AL paper §5.3)
+                B->xhat[i] = in->kinTarget[i];
+                B->xtilde[i] = in->kinTarget[i];
+            } else {
+                B->xhat[i] = in->x[i];
+                B->xtilde[i] = in->x[i] + h * in->v[i] + h * h * in->gravity[k];
+            }
+        }
+    }
+    (void)m;
+    ThreadScope ts = enterThreads(B);
+    if (B->cp.friction) alcr_friction_lag(B);
+    leaveThreads(ts);
+    B->patternDirty = 1;
+    return ALC_OK;
+}
+
+static void opSetContactParams(void* be, const alciContactParams* p) {
+    alcrBackend* B = (alcrBackend*)be;
+    B->cp = *p;
+}
+
+static alctStatus opLinearize(void* be) {
+    alcrBackend* B = (alcrBackend*)be;
+    ThreadScope ts = enterThreads(B);
+    alcr_contact_linearize(B);
+    leaveThreads(ts);
+    return ALC_OK;
+}
+
+static alctStatus opAssembleElastic(void* be, alciAssembleOut* out) {
+    alcrBackend* B = (alcrBackend*)be;
+    ThreadScope ts = enterThreads(B);
+    alctStatus st = alcr_contact_pattern(B);
+    if (st == ALC_OK) st = alcr_elastic_assemble(B, out);
+    leaveThreads(ts);
+    return st;
+}
+
+static alctStatus opAssembleContact(void* be) {
+    alcrBackend* B = (alcrBackend*)be;
+    ThreadScope ts = enterThreads(B);
+    alctStatus st = alcr_contact_assemble(B);
+    leaveThreads(ts);
+    return st;
+}
+
+static alctStatus opSolve(void* be, double tol, int maxIter, alciSolveOut* out) {
+    alcrBackend* B = (alcrBackend*)be;
+    ThreadScope ts = enterThreads(B);
+    alcr_bsr_blockJacobi(&B->A, B->Minv);
+    // rhs = -G, kept in trial as scratch
+    for (int i = 0; i < B->N; i++) B->trial[i] = -B->g[i];
+    int iters = 0;
+    out->converged = alcr_pcg_solve(&B->A, B->Minv, B->trial, B->p, tol, maxIter, B->pcgWork,
+                                    &iters);
+    out->iters = iters;
+    out->pInf = alcr_vec_maxAbs(B->N, B->p);
+    leaveThreads(ts);
+    return ALC_OK;
+}
+
+static alctStatus opLineSearchBound(void* be, double fraction, int allTets, double* rmax) {
+    alcrBackend* B = (alcrBackend*)be;
+    ThreadScope ts = enterThreads(B);
+    for (int i = 0; i < B->N; i++) B->trial[i] = B->xhat[i] + B->p[i];
+    *rmax = alcr_elastic_maxStep(B, B->xhat, B->trial, fraction, allTets);
+    leaveThreads(ts);
+    return ALC_OK;
+}
+
+static alctStatus opEnergy(void* be, double r, double* L) {
+    alcrBackend* B = (alcrBackend*)be;
+    ThreadScope ts = enterThreads(B);
+    double e = alcr_elastic_energy(B, r);  // leaves XHAT + r P in trial
+    if (B->sim->m->opt.contact != ALC_CONTACT_NONE) e += alcr_contact_energy(B, B->trial);
+    leaveThreads(ts);
+    *L = e;
+    return ALC_OK;
+}
+
+static alctStatus opStepXhat(void* be, double r) {
+    alcrBackend* B = (alcrBackend*)be;
+    alcr_vec_axpby(B->N, r, B->p, 1.0, B->xhat);
+    return ALC_OK;
+}
+
+static alctStatus opAlUpdate(void* be) {
+    alcrBackend* B = (alcrBackend*)be;
+    ThreadScope ts = enterThreads(B);
+    alcr_contact_alUpdate(B);
+    leaveThreads(ts);
+    return ALC_OK;
+}
+
+static alctStatus opCollect(void* be, alciCollectOut* out) {
+    alcrBackend* B = (alcrBackend*)be;
+    ThreadScope ts = enterThreads(B);
+    alctStatus st = alcr_ccd_collect(B, out);
+    leaveThreads(ts);
+    return st;
+}
+
+static alctStatus opMergeActive(void* be, int* nactive, int* grown) {
+    alcrBackend* B = (alcrBackend*)be;
+    B->grown = 0;
+    alctStatus st = alcr_contact_merge(B, nactive);
+    *grown = B->grown;
+    return st;
+}
+
+static alctStatus opInversionBound(void* be, double fraction, int allTets, double* alpha) {
+    alcrBackend* B = (alcrBackend*)be;
+    ThreadScope ts = enterThreads(B);
+    *alpha = alcr_elastic_maxStep(B, B->x, B->xhat, fraction, allTets);
+    leaveThreads(ts);
+    return ALC_OK;
+}
+
+static alctStatus opAdvance(void* be, double alpha) {
+    alcrBackend* B = (alcrBackend*)be;
+    if (alpha >= 1) {
+        memcpy(B->x, B->xhat, sizeof(double) * (size_t)B->N);
+    } else if (alpha > 0) {
+        for (int i = 0; i < B->N; i++) B->x[i] += alpha * (B->xhat[i] - B->x[i]);
+    }
+    return ALC_OK;
+}
+
+static alctStatus opEndStep(void* be, double* x, double* v) {
+    alcrBackend* B = (alcrBackend*)be;
+    // the next step lags friction with this step's mu and delta (AL paper Eq. 23)
+    B->lastMu = B->cp.mu;
+    B->lastDelta = B->cp.delta;
+    double ih = 1.0 / B->h;
+    for (int i = 0; i < B->N; i++) {
+        x[i] = B->x[i];
+        v[i] = (B->x[i] - B->xt[i]) * ih;
+    }
+    return ALC_OK;
+}
+
+static alctStatus opContacts(void* be, alcContact* out, int cap, int* n, double* bodyForce) {
+    return alcr_contact_report((alcrBackend*)be, out, cap, n, bodyForce);
+}
+
+static int opNactive(void* be) { return ((alcrBackend*)be)->npair; }
+
+static size_t opMemory(void* be) {
+    alcrBackend* B = (alcrBackend*)be;
+    return B->bytes + alcr_bsr_bytes(&B->A);
+}
+
+static const alciBackendOps kRefOps = {
+    "ref",           opDestroy,       opResetContacts, opBeginStep,      opSetContactParams,
+    opLinearize,     opAssembleElastic, opAssembleContact, opSolve,       opLineSearchBound,
+    opEnergy,        opStepXhat,      opAlUpdate,      opCollect,        opMergeActive,
+    opInversionBound, opAdvance,      opEndStep,       opContacts,       opNactive,
+    opMemory};
+
+alctStatus alcr_backend_make(alcSim* sim, alciBackend* out) {
+    const alcModel* m = sim->m;
+    alcrBackend* B = (alcrBackend*)calloc(1, sizeof(alcrBackend));
+    if (!B) return ALC_ERROR(sim, ALC_ERR_NOMEM, "out of memory");
+    B->sim = sim;
+    B->m = m;
+    B->n = m->nvert;
+    B->N = 3 * m->nvert;
+    B->h = m->opt.timestep;
+    size_t vec = sizeof(double) * (size_t)B->N;
+    B->xt = (double*)allocTracked(B, vec);
+    B->vt = (double*)allocTracked(B, vec);
+    B->xtilde = (double*)allocTracked(B, vec);
+    B->x = (double*)allocTracked(B, vec);
+    B->xhat = (double*)allocTracked(B, vec);
+    B->p = (double*)allocTracked(B, vec);
+    B->g = (double*)allocTracked(B, vec);
+    B->trial = (double*)allocTracked(B, vec);
+    B->pcgWork = (double*)allocTracked(B, 4 * vec);
+    B->kin = (unsigned char*)allocTracked(B, (size_t)B->n);
+    alctStatus st = ALC_OK;
+    if (!B->xt || !B->vt || !B->xtilde || !B->x || !B->xhat || !B->p || !B->g || !B->trial ||
+        !B->pcgWork || !B->kin) {
+        st = ALC_ERR_NOMEM;
+    }
+    if (st == ALC_OK) st = alcr_contact_make(B);
+    if (st == ALC_OK) st = alcr_elastic_make(B);
+    if (st == ALC_OK) st = alcr_ccd_make(B);
+    if (st == ALC_OK) st = alcr_friction_make(B);
+    if (st != ALC_OK) {
+        opDestroy(B);
+        if (st == ALC_ERR_NOMEM) return ALC_ERROR(sim, st, "out of memory for the reference backend");
+        return ALC_ERROR(sim, st, "reference backend setup failed");
+    }
+    out->ops = &kRefOps;
+    out->state = B;
+    return ALC_OK;
+}

@@ -1,0 +1,157 @@
+// Reference collision collection: the CPU BVH broad phase over boxes swept from X to XHAT,
+// then additive CCD (hd/alcm_ccd.h) on every candidate, keeping the pairs that collide with
+// their times of impact (AL paper Alg. 3 line 4) and the minimum time of impact (MaxStepSize).
+#include <stdlib.h>
+#include <string.h>
+
+#include "hd/alcm_ccd.h"
+#include "ref/backend_ref.h"
+
+static alctStatus allocCandidates(alcrBackend* B, int cap) {
+    int* pt = (int*)realloc(B->bpPT, sizeof(int) * 2 * (size_t)cap);
+    if (pt) B->bpPT = pt;
+    int* ee = (int*)realloc(B->bpEE, sizeof(int) * 2 * (size_t)cap);
+    if (ee) B->bpEE = ee;
+    double* toi = (double*)realloc(B->candToi, sizeof(double) * 2 * (size_t)cap);
+    if (toi) B->candToi = toi;
+    alcrCand* c = (alcrCand*)realloc(B->cand, sizeof(alcrCand) * 2 * (size_t)cap);
+    if (c) B->cand = c;
+    if (!pt || !ee || !toi || !c) return ALC_ERR_NOMEM;
+    B->bytes += (sizeof(int) * 4 + sizeof(double) * 2 + sizeof(alcrCand) * 2) *
+                (size_t)(cap - B->candCap);
+    B->candCap = cap;
+    return ALC_OK;
+}
+
+alctStatus alcr_ccd_make(alcrBackend* B) {
+    const alcModel* m = B->m;
+    int cap = B->sim->def.capacity.candidates;
+    if (cap <= 0) cap = 16 * m->nsvert > 16384 ? 16 * m->nsvert : 16384;
+    B->candCap = 0;
+    alctStatus st = allocCandidates(B, cap);
+    if (st != ALC_OK) return st;
+    B->vmin = (double*)malloc(sizeof(double) * (size_t)B->n);
+    if (!B->vmin) return ALC_ERR_NOMEM;
+    B->bytes += sizeof(double) * (size_t)B->n;
+    return alcr_broad_make(m->nsvert, m->nedge, m->ntri, &B->broad);
+}
+
+void alcr_ccd_free(alcrBackend* B) {
+    free(B->bpPT);
+    free(B->bpEE);
+    free(B->candToi);
+    free(B->cand);
+    free(B->vmin);
+    alcr_broad_free(B->broad);
+}
+
+/// Run one broad-phase query, growing the candidate buffers and redoing on overflow.
+static alctStatus query(alcrBackend* B, const alcrBroadInput* in, int isEE, int* count,
+                        int* grown) {
+    for (;;) {
+        int* out = isEE ? B->bpEE : B->bpPT;
+        alctStatus st = isEE ? alcr_broad_queryEE(B->broad, in, B->candCap, out, count)
+                             : alcr_broad_queryPT(B->broad, in, B->candCap, out, count);
+        if (st == ALC_OK) return ALC_OK;
+        if (st != ALC_ERR_CAPACITY) return ALC_ERROR(B->sim, st, "broad phase failed");
+        if (!B->sim->def.capacity.growOnOverflow) {
+            return ALC_ERROR(B->sim, ALC_ERR_CAPACITY,
+                             "%d CCD candidates exceed capacity %d (raise capacity.candidates)",
+                             *count, B->candCap);
+        }
+        int cap = *count + *count / 2;
+        if (allocCandidates(B, cap) != ALC_OK) {
+            return ALC_ERROR(B->sim, ALC_ERR_NOMEM, "out of memory growing candidates to %d",
+                             cap);
+        }
+        *grown = cap;
+    }
+}
+
+alctStatus alcr_ccd_collect(alcrBackend* B, alciCollectOut* out) {
+    const alcModel* m = B->m;
+    const alcOption* o = &m->opt;
+    alcrBroadInput in;
+    memset(&in, 0, sizeof in);
+    in.nvert = B->n;
+    in.x0 = B->x;
+    in.x1 = B->xhat;
+    in.nsvert = m->nsvert;
+    in.svert = m->svert;
+    in.nedge = m->nedge;
+    in.edge = m->edge_vert;
+    in.ntri = m->ntri;
+    in.tri = m->tri_vert;
+    in.vert_passive = B->kin;
+    in.inflate = o->ccdMinSep;
+    memset(out, 0, sizeof *out);
+    alctStatus st = alcr_broad_build(B->broad, &in);
+    if (st != ALC_OK) return ALC_ERROR(B->sim, st, "broad-phase build failed");
+    int npt = 0, nee = 0, grown = 0;
+    st = query(B, &in, 0, &npt, &grown);
+    if (st == ALC_OK) st = query(B, &in, 1, &nee, &grown);
+    if (st != ALC_OK) return st;
+    // the PT buffer may have been grown by the EE query: PT results stay valid (realloc keeps)
+    int ntot = npt + nee;
+    double xi = o->ccdMinSep, s = o->ccdRescale;
+    int maxIter = o->ccdMaxIter;
+    // narrow phase: additive CCD on every candidate
+#pragma omp parallel for schedule(dynamic, 256) if (ntot > ALCR_PAR_MIN)
+    for (int c = 0; c < ntot; c++) {
+        int v[4];
+        if (c < npt) {
+            int sv = m->svert[B->bpPT[2 * c]], t = B->bpPT[2 * c + 1];
+            v[0] = sv;
+            v[1] = m->tri_vert[3 * t];
+            v[2] = m->tri_vert[3 * t + 1];
+            v[3] = m->tri_vert[3 * t + 2];
+        } else {
+            int e0 = B->bpEE[2 * (c - npt)], e1 = B->bpEE[2 * (c - npt) + 1];
+            v[0] = m->edge_vert[2 * e0];
+            v[1] = m->edge_vert[2 * e0 + 1];
+            v[2] = m->edge_vert[2 * e1];
+            v[3] = m->edge_vert[2 * e1 + 1];
+        }
+        alcV3 x[4], dx[4];
+        for (int a = 0; a < 4; a++) {
+            x[a] = alcm_v3_load(B->x + 3 * v[a]);
+            dx[a] = alcm_v3_sub(alcm_v3_load(B->xhat + 3 * v[a]), x[a]);
+        }
+        double toi = 1;
+        int hit = c < npt ? alcm_ccd_pt(x, dx, xi, s, 1.0, maxIter, &toi, NULL)
+                          : alcm_ccd_ee(x, dx, xi, s, 1.0, maxIter, &toi, NULL);
+        B->candToi[c] = hit ? toi : 2.0;
+    }
+    // keep the colliding pairs, in key order (PT before EE, each sorted by primitives)
+    int nc = 0;
+    double minToi = 1;
+    for (int c = 0; c < ntot; c++) {
+        if (B->candToi[c] > 1) continue;
+        alcrCand* C = &B->cand[nc++];
+        if (c < npt) {
+            int i = B->bpPT[2 * c], t = B->bpPT[2 * c + 1];
+            C->type = ALCR_PT;
+            C->key = ALCR_KEY(ALCR_PT, i, t);
+            C->v[0] = m->svert[i];
+            C->v[1] = m->tri_vert[3 * t];
+            C->v[2] = m->tri_vert[3 * t + 1];
+            C->v[3] = m->tri_vert[3 * t + 2];
+        } else {
+            int e0 = B->bpEE[2 * (c - npt)], e1 = B->bpEE[2 * (c - npt) + 1];
+            C->type = ALCR_EE;
+            C->key = ALCR_KEY(ALCR_EE, e0, e1);
+            C->v[0] = m->edge_vert[2 * e0];
+            C->v[1] = m->edge_vert[2 * e0 + 1];
+            C->v[2] = m->edge_vert[2 * e1];
+            C->v[3] = m->edge_vert[2 * e1 + 1];
+        }
+        C->toi = B->candToi[c];
+        if (C->toi < minToi) minToi = C->toi;
+    }
+    B->ncand = nc;
+    out->minToi = minToi;
+    out->ncandidates = ntot;
+    out->ncollide = nc;
+    out->grown = grown;
+    return ALC_OK;
+}

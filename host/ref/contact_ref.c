@@ -1,0 +1,368 @@
+// Reference AL contact: the active set C with multipliers and decay factors, the linearized
+// constraints of AL paper Eq. 10, the augmented terms of Eq. 12, the updates of Alg. 2 and the
+// active-set update of Alg. 3 (papers/barrier-free-al-elastodynamics.txt).
+//
+// The slack is minimized out of Eq. 12: with s = max(0, c - lambda/mu) (Eq. 14) each pair
+// contributes gamma * phi(c), phi(c) = mu/2 c^2 - lambda c for c < lambda/mu and
+// -lambda^2/(2 mu) beyond, which is C1 and convex in c; its derivative mu (c - lambda/mu - s)
+// is exactly the gradient coefficient of Alg. 2 line 10.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hd/alcm_distance.h"
+#include "hd/alcm_vec.h"
+#include "ref/backend_ref.h"
+#include "ref/vec_ref.h"
+
+alctStatus alcr_contact_make(alcrBackend* B) {
+    const alcModel* m = B->m;
+    const alcSimDef* def = &B->sim->def;
+    int cap = def->capacity.contactPairs;
+    if (cap <= 0) cap = 8 * m->nsvert > 4096 ? 8 * m->nsvert : 4096;
+    B->pairCap = cap;
+    B->fricCap = cap;
+    B->pairs = (alcrPair*)malloc(sizeof(alcrPair) * (size_t)cap);
+    B->pairsTmp = (alcrPair*)malloc(sizeof(alcrPair) * (size_t)cap);
+    B->vpAdr = (int*)calloc((size_t)B->n + 1, sizeof(int));
+    B->vpList = (int*)malloc(sizeof(int) * 4 * (size_t)cap);
+    B->pairE = (double*)malloc(sizeof(double) * (size_t)cap);
+    B->stencil = (int*)malloc(sizeof(int) * 8 * (size_t)cap);
+    if (!B->pairs || !B->pairsTmp || !B->vpAdr || !B->vpList || !B->pairE || !B->stencil) {
+        return ALC_ERR_NOMEM;
+    }
+    B->bytes += (sizeof(alcrPair) * 2 + sizeof(int) * 12 + sizeof(double)) * (size_t)cap +
+                sizeof(int) * ((size_t)B->n + 1);
+    B->npair = 0;
+    return ALC_OK;
+}
+
+/// Grow every buffer sized by the pair capacity (pairs, friction pairs, incidences, pattern
+/// scratch, matrix blocks). Called between iterations when the active set overflows.
+static alctStatus growPairs(alcrBackend* B, int cap) {
+    int old = B->pairCap;
+    alcrPair* p = (alcrPair*)realloc(B->pairs, sizeof(alcrPair) * (size_t)cap);
+    if (p) B->pairs = p;
+    alcrPair* pt = (alcrPair*)realloc(B->pairsTmp, sizeof(alcrPair) * (size_t)cap);
+    if (pt) B->pairsTmp = pt;
+    int* vl = (int*)realloc(B->vpList, sizeof(int) * 4 * (size_t)cap);
+    if (vl) B->vpList = vl;
+    double* pe = (double*)realloc(B->pairE, sizeof(double) * (size_t)cap);
+    if (pe) B->pairE = pe;
+    int* st = (int*)realloc(B->stencil, sizeof(int) * 8 * (size_t)cap);
+    if (st) B->stencil = st;
+    alcrFric* fr = (alcrFric*)realloc(B->fric, sizeof(alcrFric) * (size_t)cap);
+    if (fr) B->fric = fr;
+    double* fe = (double*)realloc(B->fricE, sizeof(double) * (size_t)cap);
+    if (fe) B->fricE = fe;
+    int nred = B->m->ntet > B->n ? B->m->ntet : B->n;
+    if (cap > nred) nred = cap;
+    double* rs = (double*)realloc(B->redScratch, sizeof(double) * (size_t)nred);
+    if (rs) B->redScratch = rs;
+    if (!p || !pt || !vl || !pe || !st || !fr || !fe || !rs) return ALC_ERR_NOMEM;
+    // the matrix: static pattern plus 12 blocks per contact and friction stencil
+    int nnzStatic = B->srowptr[B->n];
+    alcrBsr A;
+    alctStatus s = alcr_bsr_make(&A, B->n, nnzStatic + 24 * cap, 24 * cap);
+    if (s != ALC_OK) return s;
+    alcr_bsr_free(&B->A);
+    B->A = A;
+    B->pairCap = cap;
+    B->fricCap = cap;
+    B->bytes += (sizeof(alcrPair) * 2 + sizeof(int) * 12 + sizeof(double) * 2 + sizeof(alcrFric)) *
+                (size_t)(cap - old);
+    B->patternDirty = 1;
+    return ALC_OK;
+}
+
+void alcr_contact_free(alcrBackend* B) {
+    free(B->pairs);
+    free(B->pairsTmp);
+    free(B->vpAdr);
+    free(B->vpList);
+    free(B->pairE);
+    free(B->stencil);
+}
+
+/// Rebuild the vertex -> pair incidence lists (counting sort, deterministic).
+static void buildIncidence(alcrBackend* B) {
+    int n = B->n;
+    memset(B->vpAdr, 0, sizeof(int) * ((size_t)n + 1));
+    for (int p = 0; p < B->npair; p++) {
+        for (int a = 0; a < 4; a++) B->vpAdr[B->pairs[p].v[a] + 1]++;
+    }
+    for (int v = 0; v < n; v++) B->vpAdr[v + 1] += B->vpAdr[v];
+    // fill using the start offsets, then restore them
+    for (int p = 0; p < B->npair; p++) {
+        for (int a = 0; a < 4; a++) {
+            int v = B->pairs[p].v[a];
+            B->vpList[B->vpAdr[v]++] = 4 * p + a;
+        }
+    }
+    for (int v = n; v > 0; v--) B->vpAdr[v] = B->vpAdr[v - 1];
+    B->vpAdr[0] = 0;
+}
+
+void alcr_contact_reset(alcrBackend* B) {
+    B->npair = 0;
+    B->nfric = 0;
+    buildIncidence(B);
+    B->patternDirty = 1;
+}
+
+alctStatus alcr_contact_pattern(alcrBackend* B) {
+    if (!B->patternDirty) return ALC_OK;
+    // stencils of the active pairs and the lagged friction pairs
+    int ns = B->npair + B->nfric;  // each at most pairCap: the scratch holds 2 pairCap
+    int* sv = B->stencil;
+    for (int p = 0; p < B->npair; p++) memcpy(sv + 4 * p, B->pairs[p].v, 4 * sizeof(int));
+    for (int f = 0; f < B->nfric; f++) memcpy(sv + 4 * (B->npair + f), B->fric[f].v, 4 * sizeof(int));
+    int needed = 0;
+    alctStatus st = alcr_bsr_setPattern(&B->A, B->srowptr, B->scol, ns, sv, &needed);
+    if (st == ALC_ERR_CAPACITY) {
+        return ALC_ERROR(B->sim, ALC_ERR_CAPACITY,
+                         "Hessian pattern needs %d blocks, capacity %d (raise "
+                         "capacity.contactPairs)",
+                         needed, B->A.cap);
+    }
+    B->patternDirty = 0;
+    return st;
+}
+
+static void loadStencil(const double* pos, const int v[4], alcV3 x[4]) {
+    for (int a = 0; a < 4; a++) x[a] = alcm_v3_load(pos + 3 * v[a]);
+}
+
+void alcr_contact_linearize(alcrBackend* B) {
+#pragma omp parallel for schedule(static) if (B->npair > ALCR_PAR_MIN)
+    for (int p = 0; p < B->npair; p++) {
+        alcrPair* P = &B->pairs[p];
+        alcV3 x[4];
+        loadStencil(B->x, P->v, x);
+        P->d = P->type == ALCR_PT ? alcm_pt_distance(x, P->g) : alcm_ee_distance(x, P->g);
+    }
+}
+
+/// c(pos) = d + grad d . (pos - x) - delta, AL paper Eq. 10.
+static double constraintAt(const alcrBackend* B, const alcrPair* P, const double* pos) {
+    double c = P->d - B->cp.delta;
+    for (int a = 0; a < 4; a++) {
+        const double* q = pos + 3 * P->v[a];
+        const double* x = B->x + 3 * P->v[a];
+        for (int k = 0; k < 3; k++) c += P->g[3 * a + k] * (q[k] - x[k]);
+    }
+    return c;
+}
+
+/// gamma phi(c) and gamma phi'(c), the slack-eliminated augmented term of Eq. 12.
+static double phi(const alcrBackend* B, const alcrPair* P, double c, double* dphi) {
+    double mu = B->cp.mu, lam = B->cp.penalty ? 0 : P->lambda;
+    if (c < lam / mu) {
+        if (dphi) *dphi = P->gamma * (mu * c - lam);
+        return P->gamma * (0.5 * mu * c * c - lam * c);
+    }
+    if (dphi) *dphi = 0;
+    return -P->gamma * lam * lam / (2 * mu);
+}
+
+double alcr_contact_energy(alcrBackend* B, const double* pos) {
+    double* e = B->pairE;
+#pragma omp parallel for schedule(static) if (B->npair > ALCR_PAR_MIN)
+    for (int p = 0; p < B->npair; p++) {
+        double c = constraintAt(B, &B->pairs[p], pos);
+        e[p] = phi(B, &B->pairs[p], c, NULL);
+    }
+    return alcr_vec_sum(B->npair, e);
+}
+
+alctStatus alcr_contact_assemble(alcrBackend* B) {
+    // per-pair constraint values and gradient coefficients (Alg. 2 lines 8-10)
+    double* coef = B->pairE;
+#pragma omp parallel for schedule(static) if (B->npair > ALCR_PAR_MIN)
+    for (int p = 0; p < B->npair; p++) {
+        alcrPair* P = &B->pairs[p];
+        P->c = constraintAt(B, P, B->xhat);
+        phi(B, P, P->c, &coef[p]);
+    }
+    // gather rows: G += gamma phi' grad d, H += mu gamma grad d grad d^T (lines 10-11)
+    alcrBsr* A = &B->A;
+    double mu = B->cp.mu;
+#pragma omp parallel for schedule(dynamic, 64) if (B->n > ALCR_PAR_MIN)
+    for (int i = 0; i < B->n; i++) {
+        if (B->kin[i]) continue;
+        for (int q = B->vpAdr[i]; q < B->vpAdr[i + 1]; q++) {
+            int p = B->vpList[q] >> 2, a = B->vpList[q] & 3;
+            const alcrPair* P = &B->pairs[p];
+            const double* ga = P->g + 3 * a;
+            for (int k = 0; k < 3; k++) B->g[3 * i + k] += coef[p] * ga[k];
+            double s = mu * P->gamma;
+            for (int b = 0; b < 4; b++) {
+                int j = P->v[b];
+                if (B->kin[j]) continue;
+                int blk = alcr_bsr_find(A, i, j);
+                if (blk < 0) continue;  // cannot happen: the pattern holds every stencil
+                double* dst = A->val + 9 * blk;
+                const double* gb = P->g + 3 * b;
+                for (int k = 0; k < 3; k++) {
+                    for (int l = 0; l < 3; l++) dst[3 * k + l] += s * ga[k] * gb[l];
+                }
+            }
+        }
+    }
+    return ALC_OK;
+}
+
+void alcr_contact_alUpdate(alcrBackend* B) {
+    double mu = B->cp.mu, decay = B->cp.decay;
+    int penalty = B->cp.penalty;
+#pragma omp parallel for schedule(static) if (B->npair > ALCR_PAR_MIN)
+    for (int p = 0; p < B->npair; p++) {
+        alcrPair* P = &B->pairs[p];
+        double c = constraintAt(B, P, B->xhat);
+        double lam = penalty ? 0 : P->lambda;
+        double s = c - lam / mu > 0 ? c - lam / mu : 0;  // Eq. 14
+        // Alg. 2 lines 20-29 as the text of §4.2 states them: an active constraint (s = 0)
+        // updates its multiplier (Eq. 13) and is restored to gamma = 1; an inactive one drops
+        // its multiplier and decays by Gamma (the listing prints the two gamma updates swapped;
+        // the text, Appendix A and the public implementation agree on this order).
+        if (s == 0) {
+            P->lambda = penalty ? 0 : lam - mu * c;
+            P->gamma = 1;
+        } else {
+            P->lambda = 0;
+            P->gamma *= decay;
+        }
+    }
+}
+
+/// Grow the pair buffers by half when allowed (the merge output so far is kept).
+static int grow(alcrBackend* B, int* nout) {
+    (void)nout;
+    if (!B->sim->def.capacity.growOnOverflow) return 0;
+    int cap = B->pairCap + B->pairCap / 2;
+    if (growPairs(B, cap) != ALC_OK) return 0;
+    B->grown = cap;
+    return 1;
+}
+
+alctStatus alcr_contact_merge(alcrBackend* B, int* nactive) {
+    // new pairs: colliding candidates not in C (both lists sorted by key)
+    alcrCand* cand = B->cand;
+    int nc = B->ncand;
+    double* vmin = B->vmin;
+    int* isNew = (int*)B->candToi;  // scratch: one int per candidate fits in 2 candCap doubles
+    int i = 0, j = 0;
+    while (i < nc) {
+        while (j < B->npair && B->pairs[j].key < cand[i].key) j++;
+        isNew[i] = !(j < B->npair && B->pairs[j].key == cand[i].key);
+        i++;
+    }
+    // per-vertex earliest collision among the new pairs (Alg. 3 lines 7-9)
+    for (int c = 0; c < nc; c++) {
+        if (!isNew[c]) continue;
+        for (int a = 0; a < 4; a++) vmin[cand[c].v[a]] = INFINITY;
+    }
+    for (int c = 0; c < nc; c++) {
+        if (!isNew[c]) continue;
+        for (int a = 0; a < 4; a++) {
+            int v = cand[c].v[a];
+            if (cand[c].toi < vmin[v]) vmin[v] = cand[c].toi;
+        }
+    }
+    // merge: survivors of C (gamma >= threshold, lines 16-20) and the filtered new pairs
+    // (lines 10-15), both in key order
+    int nout = 0, changed = 0;
+    i = 0;
+    j = 0;
+    while (i < B->npair || j < nc) {
+        while (j < nc && !isNew[j]) j++;
+        int takeOld;
+        if (i < B->npair && j < nc) takeOld = B->pairs[i].key < cand[j].key;
+        else takeOld = i < B->npair;
+        if (!takeOld && j >= nc) break;
+        if (takeOld) {
+            alcrPair* P = &B->pairs[i++];
+            if (P->gamma < B->cp.removeBelow) {
+                changed = 1;
+                continue;
+            }
+            if (nout >= B->pairCap && !grow(B, &nout)) goto overflow;
+            B->pairsTmp[nout++] = *P;
+        } else {
+            alcrCand* C = &cand[j++];
+            int keep = 0;
+            for (int a = 0; a < 4; a++) keep |= C->toi == vmin[C->v[a]];
+            if (!keep) continue;
+            if (nout >= B->pairCap && !grow(B, &nout)) goto overflow;
+            alcrPair* P = &B->pairsTmp[nout++];
+            memset(P, 0, sizeof *P);
+            P->key = C->key;
+            P->type = C->type;
+            memcpy(P->v, C->v, sizeof P->v);
+            P->lambda = 0;
+            P->gamma = 1;
+            changed = 1;
+        }
+    }
+    {
+        alcrPair* t = B->pairs;
+        B->pairs = B->pairsTmp;
+        B->pairsTmp = t;
+        B->npair = nout;
+    }
+    if (changed) {
+        buildIncidence(B);
+        B->patternDirty = 1;
+    }
+    *nactive = B->npair;
+    return ALC_OK;
+overflow:
+    return ALC_ERROR(B->sim, ALC_ERR_CAPACITY,
+                     "active contact pairs exceed capacity %d (raise capacity.contactPairs)",
+                     B->pairCap);
+}
+
+alctStatus alcr_contact_report(alcrBackend* B, alcContact* out, int cap, int* n,
+                               double* bodyForce) {
+    const alcModel* m = B->m;
+    double ih2 = 1.0 / (B->h * B->h);
+    memset(bodyForce, 0, sizeof(double) * 3 * (size_t)m->nbody);
+    int cnt = 0;
+    for (int p = 0; p < B->npair; p++) {
+        const alcrPair* P = &B->pairs[p];
+        // normal force of AL paper Eq. 23 at the final state, where c = d - delta
+        double c = P->d - B->cp.delta;
+        double lam = B->cp.penalty ? 0 : P->lambda;
+        double F = P->gamma * ih2 * (lam - B->cp.mu * c);
+        if (F < 0) F = 0;
+        for (int a = 0; a < 4; a++) {
+            int b = m->vert_body[P->v[a]];
+            for (int k = 0; k < 3; k++) bodyForce[3 * b + k] += F * P->g[3 * a + k];
+        }
+        if (cnt >= cap) continue;
+        alcContact* C = &out[cnt++];
+        memset(C, 0, sizeof *C);
+        C->type = P->type;
+        memcpy(C->vert, P->v, sizeof C->vert);
+        C->body[0] = m->vert_body[P->v[0]];
+        C->body[1] = m->vert_body[P->v[P->type == ALCR_PT ? 1 : 2]];
+        C->distance = P->d;
+        double nx = P->g[0], ny = P->g[1], nz = P->g[2];
+        if (P->type == ALCR_EE) {
+            nx += P->g[3];
+            ny += P->g[4];
+            nz += P->g[5];
+        }
+        double nn = sqrt(nx * nx + ny * ny + nz * nz);
+        if (nn > 0) {
+            C->normal[0] = nx / nn;
+            C->normal[1] = ny / nn;
+            C->normal[2] = nz / nn;
+        }
+        C->normalForce = F;
+        C->lambda = P->lambda;
+        C->gamma = P->gamma;
+    }
+    *n = cnt;
+    return ALC_OK;
+}

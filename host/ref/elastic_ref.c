@@ -1,0 +1,259 @@
+// Reference elasticity: per-tetrahedron energy, gradient and PSD-projected Hessian (shared
+// math in hd/alcm_elastic.h), gathered row by row into the BSR matrix without write conflicts,
+// the incremental potential of AL paper Eq. 2, and the inversion step bound.
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hd/alcm_elastic.h"
+#include "ref/backend_ref.h"
+#include "ref/vec_ref.h"
+
+/// Smallest volume, as a fraction of the rest volume, that the inversion bound lets a
+/// tetrahedron reach; a tetrahedron already below it may not shrink further.
+#define ALC_INV_FLOOR 1e-4
+
+static int cmpInt(const void* a, const void* b) {
+    int x = *(const int*)a, y = *(const int*)b;
+    return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+alctStatus alcr_elastic_make(alcrBackend* B) {
+    const alcModel* m = B->m;
+    int nt = m->ntet, n = B->n;
+    B->elemH = (double*)malloc(sizeof(double) * 144 * (size_t)(nt > 0 ? nt : 1));
+    B->elemG = (double*)malloc(sizeof(double) * 12 * (size_t)(nt > 0 ? nt : 1));
+    B->elemE = (double*)malloc(sizeof(double) * (size_t)(nt > 0 ? nt : 1));
+    B->tetMu = (double*)malloc(sizeof(double) * (size_t)(nt > 0 ? nt : 1));
+    B->tetLam = (double*)malloc(sizeof(double) * (size_t)(nt > 0 ? nt : 1));
+    B->tetModel = (int*)malloc(sizeof(int) * (size_t)(nt > 0 ? nt : 1));
+    B->vtAdr = (int*)calloc((size_t)n + 1, sizeof(int));
+    B->vtList = (int*)malloc(sizeof(int) * 4 * (size_t)(nt > 0 ? nt : 1));
+    int nred = nt > n ? nt : n;
+    if (B->fricCap > nred) nred = B->fricCap;
+    if (B->pairCap > nred) nred = B->pairCap;
+    B->redScratch = (double*)malloc(sizeof(double) * (size_t)(nred > 0 ? nred : 1));
+    B->Minv = (double*)malloc(sizeof(double) * 9 * (size_t)n);
+    if (!B->elemH || !B->elemG || !B->elemE || !B->tetMu || !B->tetLam || !B->tetModel ||
+        !B->vtAdr || !B->vtList || !B->redScratch || !B->Minv) {
+        return ALC_ERR_NOMEM;
+    }
+    B->bytes += sizeof(double) * (size_t)nt * (144 + 12 + 3) + sizeof(int) * (size_t)nt * 5 +
+                sizeof(double) * ((size_t)nred + 9 * (size_t)n);
+    for (int t = 0; t < nt; t++) {
+        int mat = m->body_mat[m->tet_body[t]];
+        B->tetModel[t] = m->mat_model[mat];
+        B->tetMu[t] = m->mat_lame[2 * mat];
+        B->tetLam[t] = m->mat_lame[2 * mat + 1];
+    }
+    // vertex -> tetrahedron incidences (counting sort, deterministic order)
+    for (int i = 0; i < 4 * nt; i++) B->vtAdr[m->tet_vert[i] + 1]++;
+    for (int v = 0; v < n; v++) B->vtAdr[v + 1] += B->vtAdr[v];
+    int* fill = (int*)calloc((size_t)n, sizeof(int));
+    if (!fill) return ALC_ERR_NOMEM;
+    for (int t = 0; t < nt; t++) {
+        for (int a = 0; a < 4; a++) {
+            int v = m->tet_vert[4 * t + a];
+            B->vtList[B->vtAdr[v] + fill[v]++] = 4 * t + a;
+        }
+    }
+    // static pattern: the diagonal and every vertex sharing a tetrahedron
+    B->srowptr = (int*)calloc((size_t)n + 1, sizeof(int));
+    int* tmp = (int*)malloc(sizeof(int) * (4 * (size_t)B->vtAdr[n] + (size_t)n + 1));
+    if (!B->srowptr || !tmp) {
+        free(fill);
+        free(tmp);
+        return ALC_ERR_NOMEM;
+    }
+    int nnz = 0;
+    for (int v = 0; v < n; v++) {
+        int start = nnz;
+        tmp[nnz++] = v;
+        for (int k = B->vtAdr[v]; k < B->vtAdr[v + 1]; k++) {
+            int t = B->vtList[k] / 4;
+            for (int b = 0; b < 4; b++) {
+                int u = m->tet_vert[4 * t + b];
+                if (u != v) tmp[nnz++] = u;
+            }
+        }
+        qsort(tmp + start, (size_t)(nnz - start), sizeof(int), cmpInt);
+        int w = start;
+        for (int k = start; k < nnz; k++) {
+            if (k == start || tmp[k] != tmp[w - 1]) tmp[w++] = tmp[k];
+        }
+        nnz = w;
+        B->srowptr[v + 1] = nnz;
+    }
+    B->scol = (int*)malloc(sizeof(int) * (size_t)(nnz > 0 ? nnz : 1));
+    if (!B->scol) {
+        free(fill);
+        free(tmp);
+        return ALC_ERR_NOMEM;
+    }
+    memcpy(B->scol, tmp, sizeof(int) * (size_t)nnz);
+    free(fill);
+    free(tmp);
+    B->bytes += sizeof(int) * ((size_t)n + 1 + (size_t)nnz) * 2;
+    // the matrix holds the static pattern plus 12 blocks per contact and friction stencil
+    int stencils = B->pairCap + B->fricCap;
+    alctStatus st = alcr_bsr_make(&B->A, n, nnz + 12 * stencils, 12 * stencils);
+    if (st != ALC_OK) return st;
+    B->patternDirty = 1;
+    return ALC_OK;
+}
+
+void alcr_elastic_free(alcrBackend* B) {
+    free(B->elemH);
+    free(B->elemG);
+    free(B->elemE);
+    free(B->tetMu);
+    free(B->tetLam);
+    free(B->tetModel);
+    free(B->vtAdr);
+    free(B->vtList);
+    free(B->srowptr);
+    free(B->scol);
+    free(B->redScratch);
+    free(B->Minv);
+    alcr_bsr_free(&B->A);
+}
+
+static void loadTet(const alcModel* m, const double* pos, int t, alcV3 x[4]) {
+    for (int a = 0; a < 4; a++) x[a] = alcm_v3_load(pos + 3 * m->tet_vert[4 * t + a]);
+}
+
+double alcr_elastic_energy(alcrBackend* B, double r) {
+    const alcModel* m = B->m;
+    int n = B->n, nt = m->ntet;
+    double h2 = B->h * B->h;
+    double* trial = B->trial;
+    for (int i = 0; i < B->N; i++) trial[i] = B->xhat[i] + r * B->p[i];
+    // inertia 1/2 (x - xtilde)^T M (x - xtilde) over free vertices
+    double* red = B->redScratch;
+#pragma omp parallel for schedule(static) if (n > ALCR_PAR_MIN)
+    for (int v = 0; v < n; v++) {
+        double e = 0;
+        if (!B->kin[v]) {
+            for (int k = 0; k < 3; k++) {
+                double d = trial[3 * v + k] - B->xtilde[3 * v + k];
+                e += d * d;
+            }
+            e *= 0.5 * m->vert_mass[v];
+        }
+        red[v] = e;
+    }
+    double E = alcr_vec_sum(n, red);
+    // elasticity h^2 Psi
+#pragma omp parallel for schedule(static) if (nt > ALCR_PAR_MIN)
+    for (int t = 0; t < nt; t++) {
+        alcV3 x[4];
+        loadTet(m, trial, t, x);
+        red[t] = alcm_tet_energy(B->tetModel[t], B->tetMu[t], B->tetLam[t], m->tet_vol[t],
+                                 alcm_m3_load(m->tet_Dminv + 9 * t), x);
+    }
+    E += h2 * alcr_vec_sum(nt, red);
+    if (B->cp.friction) E += alcr_friction_energy(B, trial);
+    return E;
+}
+
+alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out) {
+    const alcModel* m = B->m;
+    int n = B->n, nt = m->ntet;
+    double h2 = B->h * B->h;
+    // per-tetrahedron gradient and projected Hessian (AL paper Eq. 16-17)
+#pragma omp parallel for schedule(static) if (nt > ALCR_PAR_MIN)
+    for (int t = 0; t < nt; t++) {
+        alcV3 x[4];
+        loadTet(m, B->xhat, t, x);
+        alcM3 Dminv = alcm_m3_load(m->tet_Dminv + 9 * t);
+        alcm_tet_gradient(B->tetModel[t], B->tetMu[t], B->tetLam[t], m->tet_vol[t], Dminv, x,
+                          B->elemG + 12 * t);
+        alcm_tet_hessian(B->tetModel[t], B->tetMu[t], B->tetLam[t], m->tet_vol[t], Dminv, x,
+                         B->elemH + 144 * t, true);
+    }
+    // gather rows: each row owns its blocks, so rows run in parallel without conflicts
+    alcrBsr* A = &B->A;
+#pragma omp parallel for schedule(dynamic, 64) if (n > ALCR_PAR_MIN)
+    for (int i = 0; i < n; i++) {
+        int r0 = A->rowptr[i], r1 = A->rowptr[i + 1];
+        memset(A->val + 9 * r0, 0, sizeof(double) * 9 * (size_t)(r1 - r0));
+        double* gi = B->g + 3 * i;
+        double* dg = A->val + 9 * A->diag[i];
+        double mass = m->vert_mass[i];
+        if (B->kin[i]) {
+            // moving boundary DOFs eliminated: only the diagonal stays (§5.3)
+            double dv = mass > 0 ? mass : 1;
+            dg[0] = dg[4] = dg[8] = dv;
+            gi[0] = gi[1] = gi[2] = 0;
+            continue;
+        }
+        for (int k = 0; k < 3; k++) {
+            gi[k] = mass * (B->xhat[3 * i + k] - B->xtilde[3 * i + k]);
+            dg[4 * k] = mass;
+        }
+        for (int q = B->vtAdr[i]; q < B->vtAdr[i + 1]; q++) {
+            int t = B->vtList[q] >> 2, a = B->vtList[q] & 3;
+            const double* ge = B->elemG + 12 * t + 3 * a;
+            gi[0] += h2 * ge[0];
+            gi[1] += h2 * ge[1];
+            gi[2] += h2 * ge[2];
+            const double* He = B->elemH + 144 * t;
+            for (int b = 0; b < 4; b++) {
+                int j = m->tet_vert[4 * t + b];
+                if (B->kin[j]) continue;
+                int blk = alcr_bsr_find(A, i, j);
+                double* dst = A->val + 9 * blk;
+                for (int k = 0; k < 3; k++) {
+                    for (int l = 0; l < 3; l++) {
+                        dst[3 * k + l] += h2 * He[12 * (3 * a + k) + 3 * b + l];
+                    }
+                }
+            }
+        }
+    }
+    if (B->cp.friction) alcr_friction_assemble(B);
+    // max diagonal entry of Hess E over free DOFs (AL paper Eq. 20)
+    double md = 0;
+    for (int i = 0; i < n; i++) {
+        if (B->kin[i]) continue;
+        const double* dg = A->val + 9 * A->diag[i];
+        for (int k = 0; k < 3; k++) {
+            if (dg[4 * k] > md) md = dg[4 * k];
+        }
+    }
+    out->maxDiag = md;
+    out->nblocks = A->nnzb;
+    return ALC_OK;
+}
+
+double alcr_elastic_maxStep(alcrBackend* B, const double* from, const double* to, double fraction,
+                            int allTets) {
+    const alcModel* m = B->m;
+    int nt = m->ntet;
+    double* red = B->redScratch;
+#pragma omp parallel for schedule(static) if (nt > ALCR_PAR_MIN)
+    for (int t = 0; t < nt; t++) {
+        red[t] = 1;
+        if (!allTets && B->tetModel[t] != ALC_MAT_NEOHOOKEAN) continue;
+        const int* tv = m->tet_vert + 4 * t;
+        if (B->kin[tv[0]] && B->kin[tv[1]] && B->kin[tv[2]] && B->kin[tv[3]]) continue;
+        alcV3 x[4], p[4];
+        for (int a = 0; a < 4; a++) {
+            x[a] = alcm_v3_load(from + 3 * tv[a]);
+            p[a] = alcm_v3_sub(alcm_v3_load(to + 3 * tv[a]), x[a]);
+        }
+        // keep above `fraction` of the current volume (IPC's filter), and never below
+        // ALC_INV_FLOOR of the rest volume, so that repeated iterations cannot crush a
+        // tetrahedron geometrically towards zero volume (where rounding would flip it)
+        double v6 = alcm_v3_triple(alcm_v3_sub(x[1], x[0]), alcm_v3_sub(x[2], x[0]),
+                                   alcm_v3_sub(x[3], x[0]));
+        if (!(v6 > 0)) continue;
+        double floor6 = ALC_INV_FLOOR * 6 * m->tet_vol[t];
+        double target = fraction * v6 > floor6 ? fraction * v6 : (v6 < floor6 ? v6 : floor6);
+        red[t] = alcm_tet_maxStepTo(x, p, target);
+    }
+    double a = 1;
+    for (int t = 0; t < nt; t++) a = red[t] < a ? red[t] : a;
+    return a;
+}

@@ -1,0 +1,287 @@
+// One time step of the barrier-free augmented Lagrangian method, AL paper Algorithms 1-3
+// (papers/barrier-free-al-elastodynamics.txt), written once and backend-independent: every
+// vector operation is a call into the backend table (backend.h); only scalars come back.
+//
+// Outer loop (Alg. 1): SolveSubproblem (Alg. 2: projected Newton on L of Eq. 12 with line
+// search, then the slack/multiplier/decay updates), CCD from x to xhat collecting pairs with
+// their times of impact (Alg. 3) and giving MaxStepSize, x <- (1 - alpha) x + alpha xhat,
+// beta bookkeeping of Eq. 7-9, until beta <= eps. The same loop runs the penalty ablation
+// (multipliers fixed at zero) and, with no contact, plain Newton steps.
+#include <math.h>
+#include <string.h>
+
+#include "alc_internal.h"
+
+/// True when friction is active anywhere in the model.
+static int frictionOn(const alcModel* m) {
+    if (m->opt.frictionDefault > 0) return 1;
+    for (int i = 0; i < m->nmat * m->nmat; i++) {
+        if (m->mat_friction[i] > 0) return 1;
+    }
+    return 0;
+}
+
+/// True when some tetrahedron needs the inversion filter in the line search (non-invertible
+/// material) — or every one does under ALC_INVERSION_ALL in MaxStepSize.
+static int hasNonInvertible(const alcModel* m) {
+    for (int b = 0; b < m->nbody; b++) {
+        if (m->body_type[b] == ALC_BODY_SOLID && m->mat_model[m->body_mat[b]] == ALC_MAT_NEOHOOKEAN) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+typedef struct {
+    double t0;
+    double* acc;
+} Timer;
+
+static void tic(Timer* t, double* acc) {
+    t->t0 = alci_now();
+    t->acc = acc;
+}
+static void toc(Timer* t) { *t->acc += alci_now() - t->t0; }
+
+/// SolveSubproblem, AL paper Algorithm 2: projected Newton on L with a backtracking line search
+/// (full step ends it), then the slack, multiplier and decay updates.
+static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp,
+                                  int muFromDiag, int contact, int nonInvertible, int invAll) {
+    const alcModel* m = sim->m;
+    const alcOption* o = &m->opt;
+    const alciBackendOps* ops = sim->be.ops;
+    void* be = sim->be.state;
+    alcStepStat* s = &d->stat;
+    Timer t;
+    alctStatus st;
+    int cgMax = o->cgMaxIter > 0 ? o->cgMaxIter : (9 * m->nvert < 20000 ? 9 * m->nvert : 20000);
+    if (cgMax < 100) cgMax = 100;
+    for (int it = 0; it < o->maxNewton; it++) {
+        // gradient and projected Hessian of E, then the AL terms (Alg. 2 lines 5-12)
+        alciAssembleOut aout;
+        tic(&t, &s->time[ALC_TIMER_HESSIAN]);
+        st = ops->assembleElastic(be, &aout);
+        if (st == ALC_OK && muFromDiag && s->newton == 0) {
+            // mu_init = C max_i (Hess E)_ii, AL paper Eq. 20; penalty ablation scales it
+            cp->mu = o->muScale * aout.maxDiag * (o->contact == ALC_CONTACT_PENALTY ? o->penaltyScale : 1);
+            if (!(cp->mu > 0)) cp->mu = o->muScale;
+            ops->setContactParams(be, cp);
+        }
+        if (st == ALC_OK && contact) st = ops->assembleContact(be);
+        toc(&t);
+        if (st != ALC_OK) return st;
+        if (aout.nblocks > d->maxuse_blocks) d->maxuse_blocks = aout.nblocks;
+        int nact = ops->nactive(be);
+        s->contactsSum += nact;
+        if (nact > s->contactsMax) s->contactsMax = nact;
+
+        // Newton direction by PCG (line 13)
+        alciSolveOut sout;
+        tic(&t, &s->time[ALC_TIMER_PCG]);
+        st = ops->solve(be, o->cgTol, cgMax, &sout);
+        toc(&t);
+        if (st != ALC_OK) return st;
+        s->newton++;
+        s->cgTotal += sout.iters;
+        if (sout.iters > s->cgMax) s->cgMax = sout.iters;
+        if (!sout.converged) {
+            alci_warn(sim, d, ALC_WARN_PCG_MAXITER, sout.iters,
+                      "PCG stopped at %d iterations without reaching tolerance %g", sout.iters,
+                      o->cgTol);
+        }
+        s->residual = sout.pInf / o->timestep;
+
+        // backtracking line search on L (line 14), inversion-free for non-invertible materials
+        // and, under ALC_INVERSION_ALL, for every material: an invertible energy (corotated)
+        // may otherwise lead xhat into inverted elements that x can never reach
+        tic(&t, &s->time[ALC_TIMER_LINESEARCH]);
+        double rmax = 1;
+        if (nonInvertible || invAll) {
+            st = ops->lineSearchBound(be, o->inversionFraction, invAll, &rmax);
+            if (st != ALC_OK) return st;
+        }
+        double L0, L = 0;
+        st = ops->energy(be, 0, &L0);
+        double r = rmax;
+        int accepted = 0;
+        for (int ls = 0; st == ALC_OK && ls < o->lsMaxIter; ls++) {
+            st = ops->energy(be, r, &L);
+            if (st != ALC_OK) break;
+            // accept a decrease; rounding-level increases count as no change
+            if (L <= L0 + 1e-13 * fabs(L0)) {
+                accepted = 1;
+                break;
+            }
+            r *= 0.5;
+        }
+        if (st == ALC_OK && accepted) st = ops->stepXhat(be, r);
+        toc(&t);
+        if (st != ALC_OK) return st;
+        if (!accepted) {
+            s->lineSearchFails++;
+            alci_warn(sim, d, ALC_WARN_LINESEARCH, it,
+                      "line search found no decrease of L after %d halvings", o->lsMaxIter);
+            break;
+        }
+        // a full Newton step ends the subproblem (line 16)
+        if (r == 1) break;
+        // a converged iterate ends it too (p vanishing at rounding level)
+        if (sout.pInf <= 1e-14 * (m->diag > 0 ? m->diag : 1)) break;
+    }
+    // slack, multiplier and decay updates (lines 20-29)
+    if (contact) {
+        st = ops->alUpdate(be);
+        if (st != ALC_OK) return st;
+    }
+    return ALC_OK;
+}
+
+alctStatus alci_step_al(alcSim* sim, alcData* d) {
+    const alcModel* m = sim->m;
+    const alcOption* o = &m->opt;
+    const alciBackendOps* ops = sim->be.ops;
+    void* be = sim->be.state;
+    alcStepStat* s = &d->stat;
+    double tstart = alci_now();
+    Timer t;
+    alctStatus st;
+    int contact = o->contact != ALC_CONTACT_NONE;
+    int friction = contact && frictionOn(m);
+    int nonInvertible = hasNonInvertible(m);
+    int invAll = o->inversion == ALC_INVERSION_ALL;
+    int kmin = o->kmin > 0 ? o->kmin : (friction ? 6 : 2);
+
+    // contact parameters of this step (mu is re-estimated every step, §5.2)
+    alciContactParams cp;
+    memset(&cp, 0, sizeof cp);
+    cp.mu = o->mu > 0 ? o->mu : 0;
+    cp.delta = o->delta;
+    cp.decay = o->decay;
+    cp.removeBelow = o->removeBelow;
+    cp.penalty = o->contact == ALC_CONTACT_PENALTY;
+    cp.friction = friction;
+    cp.frictionEpsV = o->frictionEpsV;
+    if (cp.penalty && o->mu > 0) cp.mu = o->mu * o->penaltyScale;
+    ops->setContactParams(be, &cp);
+    int muFromDiag = !(o->mu > 0);
+
+    // inertia target, kinematic targets in xhat^[0] (Alg. 1 lines 3-5, §5.3)
+    alciStepInput in;
+    in.x = d->x;
+    in.v = d->v;
+    in.kinTarget = d->kin_target;
+    in.kinMask = sim->kinMask;
+    in.h = o->timestep;
+    in.gravity = o->gravity;
+    st = ops->beginStep(be, &in);
+    if (st != ALC_OK) return st;
+    if (contact) {
+        tic(&t, &s->time[ALC_TIMER_CCD]);
+        st = ops->linearize(be);
+        toc(&t);
+        if (st != ALC_OK) return st;
+    }
+
+    // Algorithm 1 main loop
+    double beta = 1;
+    int k = 0, stall = 0;
+    s->alphaMin = 1;
+    while (beta > o->epsilon) {
+        if (k >= o->maxIter) {
+            s->capped = 1;
+            alci_warn(sim, d, ALC_WARN_AL_NOT_CONVERGED, k,
+                      "step ended at the iteration cap (%d) with beta = %g > eps = %g", k, beta,
+                      o->epsilon);
+            break;
+        }
+        st = solveSubproblem(sim, d, &cp, muFromDiag, contact, nonInvertible, invAll);
+        if (st != ALC_OK) return st;
+
+        // CCD from x to xhat: pairs with times of impact (Alg. 3) and MaxStepSize
+        tic(&t, &s->time[ALC_TIMER_CCD]);
+        double alpha = 1, ccdAlpha = 1;
+        if (contact) {
+            alciCollectOut cout;
+            st = ops->collect(be, &cout);
+            if (st != ALC_OK) {
+                toc(&t);
+                return st;
+            }
+            if (cout.grown) {
+                alci_warn(sim, d, ALC_WARN_CONTACT_OVERFLOW, cout.grown,
+                          "a pair buffer overflowed; grown to %d and redone", cout.grown);
+            }
+            if (cout.ncandidates > s->candidatesMax) s->candidatesMax = cout.ncandidates;
+            if (cout.ncandidates > d->maxuse_candidates) d->maxuse_candidates = cout.ncandidates;
+            int nact = 0, grown = 0;
+            st = ops->mergeActive(be, &nact, &grown);
+            if (st != ALC_OK) {
+                toc(&t);
+                return st;
+            }
+            if (grown) {
+                alci_warn(sim, d, ALC_WARN_CONTACT_OVERFLOW, grown,
+                          "the active set outgrew its capacity; grown to %d pairs", grown);
+            }
+            if (nact > d->maxuse_contacts) d->maxuse_contacts = nact;
+            alpha = cout.minToi < 1 ? cout.minToi : 1;
+            ccdAlpha = alpha;
+        }
+        if (invAll || nonInvertible) {
+            double ainv = 1;
+            st = ops->inversionBound(be, o->inversionFraction, invAll, &ainv);
+            if (st != ALC_OK) {
+                toc(&t);
+                return st;
+            }
+            if (ainv < alpha) alpha = ainv;
+        }
+        if (alpha < 0) alpha = 0;
+        alci_log(sim, 3, "step %ld iter %d: alpha %.3e (ccd %.3e), active %d, mu %.4g, newton %d",
+                 d->step + 1, k + 1, alpha, ccdAlpha, ops->nactive(be), cp.mu, s->newton);
+        st = ops->advance(be, alpha);
+        if (st == ALC_OK && contact) st = ops->linearize(be);
+        toc(&t);
+        if (st != ALC_OK) return st;
+
+        // beta of Eq. 9 tracks the weight of the first K_min iterates (Alg. 1 lines 14-18)
+        if (k + 1 >= kmin) beta *= 1 - alpha;
+        k++;
+        s->alphaSum += alpha;
+        if (alpha < s->alphaMin) s->alphaMin = alpha;
+
+        // adaptive mu and delta when alpha stalls (AL paper §5.2)
+        if (contact && alpha < o->stallAlpha) {
+            if (++stall >= o->stallIters) {
+                cp.mu *= 2;
+                cp.delta *= 0.5;
+                ops->setContactParams(be, &cp);
+                stall = 0;
+                s->muIncreases++;
+                alci_warn(sim, d, ALC_WARN_MU_INCREASE, k,
+                          "alpha < %g for %d iterations: mu doubled to %g, delta halved to %g",
+                          o->stallAlpha, o->stallIters, cp.mu, cp.delta);
+                if (contact) {
+                    st = ops->linearize(be);
+                    if (st != ALC_OK) return st;
+                }
+            }
+        } else {
+            stall = 0;
+        }
+    }
+    s->outer = k;
+    s->beta = beta;
+    s->mu = cp.mu;
+    s->delta = cp.delta;
+
+    // x^{t+1} = x^[k], v^{t+1} = (x^[k] - x^t) / h (line 21)
+    st = ops->endStep(be, d->x, d->v);
+    if (st != ALC_OK) return st;
+    s->time[ALC_TIMER_STEP] = alci_now() - tstart;
+    s->time[ALC_TIMER_OTHER] = s->time[ALC_TIMER_STEP] - s->time[ALC_TIMER_HESSIAN] -
+                               s->time[ALC_TIMER_PCG] - s->time[ALC_TIMER_CCD] -
+                               s->time[ALC_TIMER_LINESEARCH];
+    if (s->time[ALC_TIMER_OTHER] < 0) s->time[ALC_TIMER_OTHER] = 0;
+    return ALC_OK;
+}

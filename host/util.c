@@ -1,0 +1,69 @@
+// Small host utilities: error formatting, clocks, quaternions, warnings and logging.
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "alc_internal.h"
+
+void alci_formatError(char* buf, size_t n, const char* file, int line, const char* func,
+                      const char* fmt, ...) {
+    if (!buf || n == 0) return;
+    int k = snprintf(buf, n, "%s:%d %s: ", file, line, func);
+    if (k < 0 || (size_t)k >= n) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + k, n - (size_t)k, fmt, ap);
+    va_end(ap);
+}
+
+void alci_setMessage(char* err, int errsz, const char* fmt, ...) {
+    if (!err || errsz <= 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, (size_t)errsz, fmt, ap);
+    va_end(ap);
+}
+
+double alci_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void alci_quatRotate(const double q[4], const double v[3], double out[3]) {
+    // v' = v + 2 w (u x v) + 2 u x (u x v), q = (w, u)
+    double w = q[0], ux = q[1], uy = q[2], uz = q[3];
+    double tx = 2 * (uy * v[2] - uz * v[1]);
+    double ty = 2 * (uz * v[0] - ux * v[2]);
+    double tz = 2 * (ux * v[1] - uy * v[0]);
+    out[0] = v[0] + w * tx + (uy * tz - uz * ty);
+    out[1] = v[1] + w * ty + (uz * tx - ux * tz);
+    out[2] = v[2] + w * tz + (ux * ty - uy * tx);
+}
+
+void alci_log(const alcSim* sim, int level, const char* fmt, ...) {
+    if (!sim || !sim->def.log || level > sim->def.verbosity) return;
+    char buf[ALC_ERRLEN];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    sim->def.log(sim->def.user, level, buf);
+}
+
+void alci_warn(alcSim* sim, alcData* d, alctWarning w, int info, const char* fmt, ...) {
+    if ((int)w < 0 || w >= ALC_NWARNING) return;
+    d->warning[w].count++;
+    d->warning[w].lastinfo = info;
+    if (sim->warnedOnce[w]) return;
+    sim->warnedOnce[w] = 1;
+    if (!sim->def.log || sim->def.verbosity < 1) return;
+    char buf[ALC_ERRLEN];
+    int k = snprintf(buf, sizeof buf, "%s (step %ld, further ones only counted): ",
+                     alcu_warningString(w), d->step);
+    va_list ap;
+    va_start(ap, fmt);
+    if (k > 0 && (size_t)k < sizeof buf) vsnprintf(buf + k, sizeof buf - (size_t)k, fmt, ap);
+    va_end(ap);
+    sim->def.log(sim->def.user, 1, buf);
+}

@@ -1,0 +1,128 @@
+// Shared command-line helpers.
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void alc_cliSceneInit(alcCliScene* s) {
+    memset(s, 0, sizeof *s);
+    s->steps = -1;
+    s->backend = ALC_BACKEND_AUTO;
+    s->contact = -1;
+}
+
+int alc_cliBackend(const char* name) {
+    if (!strcmp(name, "ref")) return ALC_BACKEND_REF;
+    if (!strcmp(name, "cuda")) return ALC_BACKEND_CUDA;
+    if (!strcmp(name, "auto")) return ALC_BACKEND_AUTO;
+    return -1;
+}
+
+int alc_cliContact(const char* name) {
+    if (!strcmp(name, "al")) return ALC_CONTACT_AL;
+    if (!strcmp(name, "ipc")) return ALC_CONTACT_IPC;
+    if (!strcmp(name, "penalty")) return ALC_CONTACT_PENALTY;
+    if (!strcmp(name, "none")) return ALC_CONTACT_NONE;
+    return -1;
+}
+
+const char* alc_cliContactName(int c) {
+    static const char* names[] = {"al", "ipc", "penalty", "none"};
+    return c >= 0 && c < ALC_NCONTACTMODEL ? names[c] : "?";
+}
+
+/// Value of an option given as "--opt value" or "--opt=value".
+static const char* optValue(int argc, char** argv, int* i, const char* opt) {
+    size_t n = strlen(opt);
+    if (strncmp(argv[*i], opt, n) != 0) return NULL;
+    if (argv[*i][n] == '=') return argv[*i] + n + 1;
+    if (argv[*i][n] != 0) return NULL;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "alcove: %s needs a value\n", opt);
+        return "";
+    }
+    return argv[++*i];
+}
+
+static int parseInt(const char* v, const char* opt, int lo, int* out) {
+    char* end = NULL;
+    long x = strtol(v, &end, 10);
+    if (!*v || *end || x < lo || x > 1000000000) {
+        fprintf(stderr, "alcove: %s expects an integer >= %d, got '%s'\n", opt, lo, v);
+        return -1;
+    }
+    *out = (int)x;
+    return 1;
+}
+
+int alc_cliSceneOption(alcCliScene* s, int argc, char** argv, int* i) {
+    const char* v;
+    if ((v = optValue(argc, argv, i, "--preset"))) {
+        if (!*v) return -1;
+        s->preset = v;
+        return 1;
+    }
+    if ((v = optValue(argc, argv, i, "--set"))) {
+        const char* eq = strchr(v, '=');
+        if (!*v || !eq || eq == v || (size_t)(eq - v) >= 63 || s->nparam >= 64) {
+            fprintf(stderr, "alcove: --set expects NAME=VALUE, got '%s'\n", v);
+            return -1;
+        }
+        char* end = NULL;
+        double x = strtod(eq + 1, &end);
+        if (!eq[1] || *end) {
+            fprintf(stderr, "alcove: --set %s: '%s' is not a number\n", v, eq + 1);
+            return -1;
+        }
+        memcpy(s->paramStore[s->nparam], v, (size_t)(eq - v));
+        s->paramStore[s->nparam][eq - v] = 0;
+        s->paramName[s->nparam] = s->paramStore[s->nparam];
+        s->paramValue[s->nparam] = x;
+        s->nparam++;
+        return 1;
+    }
+    if ((v = optValue(argc, argv, i, "--steps"))) return *v ? parseInt(v, "--steps", 0, &s->steps) : -1;
+    if ((v = optValue(argc, argv, i, "--threads"))) return *v ? parseInt(v, "--threads", 0, &s->threads) : -1;
+    if ((v = optValue(argc, argv, i, "--backend"))) {
+        if (!*v) return -1;
+        s->backend = alc_cliBackend(v);
+        if (s->backend < 0) {
+            fprintf(stderr, "alcove: unknown backend '%s' (ref, cuda or auto)\n", v);
+            return -1;
+        }
+        return 1;
+    }
+    if ((v = optValue(argc, argv, i, "--contact"))) {
+        if (!*v) return -1;
+        s->contact = alc_cliContact(v);
+        if (s->contact < 0) {
+            fprintf(stderr, "alcove: unknown contact model '%s' (al, ipc, penalty or none)\n", v);
+            return -1;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+alcModel* alc_cliLoad(const alcCliScene* s) {
+    alcLoadDef def = alc_defaultLoadDef();
+    def.preset = s->preset;
+    def.nparam = s->nparam;
+    def.paramName = s->paramName;
+    def.paramValue = s->paramValue;
+    alcModel* m = NULL;
+    char err[1024];
+    alctStatus st = alc_loadScene(s->scene, &def, &m, err, sizeof err);
+    if (st != ALC_OK) {
+        fprintf(stderr, "alcove: %s\n", err);
+        return NULL;
+    }
+    if (s->contact >= 0) m->opt.contact = s->contact;
+    return m;
+}
+
+void alc_cliLog(void* user, int level, const char* msg) {
+    (void)user;
+    fprintf(stderr, "alcove: %s: %s\n", level == 0 ? "error" : (level == 1 ? "warning" : "info"),
+            msg);
+}

@@ -1,0 +1,59 @@
+// Shared pieces of the alcove command-line program: exit codes, option parsing, scene loading.
+#ifndef ALC_TOOLS_CLI_H_
+#define ALC_TOOLS_CLI_H_
+
+#include <stdio.h>
+
+#include "alc/alc.h"
+
+/// Exit codes of every subcommand.
+enum {
+    ALC_EXIT_OK = 0,        ///< success (check: clean; ccd-check: no false negative)
+    ALC_EXIT_FAIL = 1,      ///< runtime failure, or a check that found a violation
+    ALC_EXIT_USAGE = 2,     ///< bad command line or bad input (scene, mesh, files)
+    ALC_EXIT_INTERRUPT = 130///< stopped by Ctrl-C after finishing the current step
+};
+
+/// Scene selection and overrides common to run and bench.
+typedef struct {
+    const char* scene;
+    const char* preset;
+    int nparam;
+    const char* paramName[64];
+    double paramValue[64];
+    char paramStore[64][64];
+    int steps;          ///< -1: the scene's
+    int backend;        ///< alctBackend
+    int threads;        ///< 0: default
+    int contact;        ///< -1: the scene's, else alctContactModel
+} alcCliScene;
+
+void alc_cliSceneInit(alcCliScene* s);
+
+/// Try to consume one scene option at argv[*i] (--preset, --set, --steps, --backend, --threads,
+/// --contact). Returns 1 if consumed, 0 if not a scene option, -1 on a bad value (message
+/// printed).
+int alc_cliSceneOption(alcCliScene* s, int argc, char** argv, int* i);
+
+/// Load the scene with the overrides applied; prints the error and returns NULL on failure.
+alcModel* alc_cliLoad(const alcCliScene* s);
+
+/// Parse a backend name; -1 when unknown.
+int alc_cliBackend(const char* name);
+
+/// Parse a contact model name; -1 when unknown.
+int alc_cliContact(const char* name);
+
+/// Name of a contact model.
+const char* alc_cliContactName(int contact);
+
+/// Log sink printing warnings to stderr (used by run and bench).
+void alc_cliLog(void* user, int level, const char* msg);
+
+// subcommands
+int alc_cmdRun(int argc, char** argv);
+int alc_cmdCheck(int argc, char** argv);
+int alc_cmdCcdCheck(int argc, char** argv);
+int alc_cmdBench(int argc, char** argv);
+
+#endif  // ALC_TOOLS_CLI_H_

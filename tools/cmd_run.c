@@ -1,0 +1,371 @@
+// alcove run: simulate a scene and write frames, exact states, statistics and a summary.
+#include <dirent.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "frame_writer.h"
+#include "io_atomic.h"
+#include "progress.h"
+#include "state_io.h"
+#include "stats_writer.h"
+
+static volatile sig_atomic_t g_stop = 0;
+
+static void onSignal(int sig) {
+    (void)sig;
+    g_stop = 1;
+}
+
+static void runUsage(FILE* out) {
+    fprintf(out,
+            "usage: alcove run SCENE [options]\n"
+            "\n"
+            "Simulate SCENE (a YAML file, docs/scene-format.md). Writes into OUTDIR:\n"
+            "  frames/frame_NNNNNN.vtu + frames.pvd   boundary surfaces (or .ply with --frames ply)\n"
+            "  states/state_NNNNNN.alcs + topology.alct  exact binary states for 'alcove check'\n"
+            "  stats.csv (or stats.jsonl)              one line of statistics per step\n"
+            "  contacts/contacts_NNNNNN.csv            contact pairs and forces (--contacts)\n"
+            "  summary.txt, run.json                   end-of-run summary and run metadata\n"
+            "\n"
+            "options:\n"
+            "  --steps N          number of steps (default: the scene's run.steps)\n"
+            "  --out DIR          output folder (default: the scene's run.output, else out/NAME)\n"
+            "  --backend B        ref, cuda or auto (default auto: cuda when a device is usable)\n"
+            "  --preset P         use the parameter preset P of the scene (e.g. full)\n"
+            "  --set NAME=VALUE   override a scene parameter (repeatable)\n"
+            "  --contact M        al, ipc, penalty or none (default: the scene's)\n"
+            "  --threads N        CPU threads of the reference backend (default: all)\n"
+            "  --frames F         vtu, ply or none (default: the scene's run.frames)\n"
+            "  --every K          write a frame every K steps (default: the scene's)\n"
+            "  --contacts         also write the contact pairs with every frame\n"
+            "  --no-states        do not write the exact states (alcove check needs them)\n"
+            "  --quiet            no progress bar and no summary\n"
+            "  --verbose, -v      log every solver iteration (alpha, active pairs, mu)\n"
+            "  -h, --help         this text\n");
+}
+
+/// Remove files of a previous run that this run will not overwrite (our patterns only).
+static void cleanDir(const char* dir, const char* prefix) {
+    DIR* d = opendir(dir);
+    if (!d) return;
+    struct dirent* e;
+    char path[4096];
+    size_t np = strlen(prefix);
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, prefix, np) != 0) continue;
+        snprintf(path, sizeof path, "%.3500s/%.500s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+}
+
+static int writeContacts(const char* path, alcSim* sim, char* err, int errsz) {
+    const alcContact* c = NULL;
+    int n = 0;
+    alc_getContacts(sim, &c, &n);
+    alciFile f;
+    if (alci_file_open(&f, path, err, errsz) != ALC_OK) return 0;
+    alci_file_printf(&f, "type,v0,v1,v2,v3,body0,body1,distance,nx,ny,nz,normal_force,"
+                         "friction_x,friction_y,friction_z,lambda,gamma\n");
+    for (int i = 0; i < n; i++) {
+        const alcContact* k = &c[i];
+        alci_file_printf(&f, "%s,%d,%d,%d,%d,%d,%d,%.17g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n",
+                         k->type == 0 ? "pt" : "ee", k->vert[0], k->vert[1], k->vert[2], k->vert[3],
+                         k->body[0], k->body[1], k->distance, k->normal[0], k->normal[1],
+                         k->normal[2], k->normalForce, k->frictionForce[0], k->frictionForce[1],
+                         k->frictionForce[2], k->lambda, k->gamma);
+    }
+    return alci_file_commit(&f, err, errsz) == ALC_OK;
+}
+
+typedef struct {
+    const alcModel* m;
+    const char* out;
+    int format;
+    int states;
+    int contacts;
+    char** files;
+    double* times;
+    int nframe, capframe;
+} Writer;
+
+/// Write frame and state number idx of the current data.
+static int writeFrame(Writer* w, alcSim* sim, const alcData* d, long idx) {
+    char path[4096], err[1024];
+    if (w->format != ALC_FRAMES_NONE) {
+        const char* ext = w->format == ALC_FRAMES_VTU ? "vtu" : "ply";
+        char rel[256];
+        snprintf(rel, sizeof rel, "frames/frame_%06ld.%s", idx, ext);
+        snprintf(path, sizeof path, "%s/%s", w->out, rel);
+        alctStatus st = w->format == ALC_FRAMES_VTU
+                            ? alci_frame_writeVtu(path, w->m, d->x, d->v, d->time, 1, err, sizeof err)
+                            : alci_frame_writePly(path, w->m, d->x, err, sizeof err);
+        if (st != ALC_OK) {
+            fprintf(stderr, "alcove: %s\n", err);
+            return 0;
+        }
+        if (w->format == ALC_FRAMES_VTU) {
+            if (w->nframe >= w->capframe) {
+                int cap = w->capframe ? 2 * w->capframe : 64;
+                char** f = (char**)realloc(w->files, sizeof(char*) * (size_t)cap);
+                double* t = (double*)realloc(w->times, sizeof(double) * (size_t)cap);
+                if (!f || !t) {
+                    free(f ? f : w->files);
+                    w->files = NULL;
+                    fprintf(stderr, "alcove: out of memory\n");
+                    return 0;
+                }
+                w->files = f;
+                w->times = t;
+                w->capframe = cap;
+            }
+            w->files[w->nframe] = strdup(rel);
+            w->times[w->nframe] = d->time;
+            w->nframe++;
+            snprintf(path, sizeof path, "%s/frames.pvd", w->out);
+            if (alci_series_write(path, w->nframe, (const char* const*)w->files, w->times, err,
+                                  sizeof err) != ALC_OK) {
+                fprintf(stderr, "alcove: %s\n", err);
+                return 0;
+            }
+        }
+    }
+    if (w->states) {
+        snprintf(path, sizeof path, "%s/states/state_%06ld.alcs", w->out, idx);
+        if (alci_state_write(path, d->step, d->time, d->nvert, d->x, d->v, err, sizeof err) != ALC_OK) {
+            fprintf(stderr, "alcove: %s\n", err);
+            return 0;
+        }
+    }
+    if (w->contacts && sim) {
+        snprintf(path, sizeof path, "%s/contacts/contacts_%06ld.csv", w->out, idx);
+        if (!writeContacts(path, sim, err, sizeof err)) {
+            fprintf(stderr, "alcove: %s\n", err);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int writeRunJson(const char* out, const alcCliScene* s, const alcModel* m, alcSim* sim,
+                        int steps, int argc, char** argv) {
+    char path[4096], err[1024];
+    snprintf(path, sizeof path, "%s/run.json", out);
+    alciFile f;
+    if (alci_file_open(&f, path, err, sizeof err) != ALC_OK) {
+        fprintf(stderr, "alcove: %s\n", err);
+        return 0;
+    }
+    time_t now = time(NULL);
+    char date[64];
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    alci_file_printf(&f, "{\"alcove\": \"%s\", \"date\": \"%s\", \"scene\": \"%s\", \"name\": \"%s\",\n",
+                     alcu_versionString(), date, s->scene, alc_sceneName(m));
+    alci_file_printf(&f, " \"backend\": \"%s\", \"contact\": \"%s\", \"steps\": %d, \"time_step\": %.17g,\n",
+                     alc_simBackend(sim) == ALC_BACKEND_CUDA ? "cuda" : "ref",
+                     alc_cliContactName(m->opt.contact), steps, m->opt.timestep);
+    alci_file_printf(&f, " \"vertices\": %d, \"tetrahedra\": %d, \"surface_triangles\": %d, \"bodies\": %d,\n",
+                     m->nvert, m->ntet, m->ntri, m->nbody);
+    alci_file_printf(&f, " \"command\": [");
+    for (int i = 0; i < argc; i++) alci_file_printf(&f, "%s\"%s\"", i ? ", " : "", argv[i]);
+    alci_file_printf(&f, "]}\n");
+    if (alci_file_commit(&f, err, sizeof err) != ALC_OK) {
+        fprintf(stderr, "alcove: %s\n", err);
+        return 0;
+    }
+    return 1;
+}
+
+int alc_cmdRun(int argc, char** argv) {
+    alcCliScene s;
+    alc_cliSceneInit(&s);
+    const char* out = NULL;
+    int frames = -1, every = -1, contacts = 0, noStates = 0, quiet = 0, verbose = 0;
+    for (int i = 1; i < argc; i++) {
+        int r = alc_cliSceneOption(&s, argc, argv, &i);
+        if (r < 0) return ALC_EXIT_USAGE;
+        if (r > 0) continue;
+        const char* a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            runUsage(stdout);
+            return ALC_EXIT_OK;
+        } else if (!strcmp(a, "--out") && i + 1 < argc) {
+            out = argv[++i];
+        } else if (!strncmp(a, "--out=", 6)) {
+            out = a + 6;
+        } else if (!strcmp(a, "--frames") && i + 1 < argc) {
+            const char* f = argv[++i];
+            frames = !strcmp(f, "vtu") ? ALC_FRAMES_VTU : !strcmp(f, "ply") ? ALC_FRAMES_PLY : !strcmp(f, "none") ? ALC_FRAMES_NONE : -2;
+            if (frames == -2) {
+                fprintf(stderr, "alcove: --frames expects vtu, ply or none\n");
+                return ALC_EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--every") && i + 1 < argc) {
+            every = atoi(argv[++i]);
+            if (every < 0) {
+                fprintf(stderr, "alcove: --every expects an integer >= 0\n");
+                return ALC_EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--contacts")) {
+            contacts = 1;
+        } else if (!strcmp(a, "--no-states")) {
+            noStates = 1;
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            quiet = 1;
+        } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
+            verbose = 1;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "alcove run: unknown option '%s' (see alcove run --help)\n", a);
+            return ALC_EXIT_USAGE;
+        } else if (!s.scene) {
+            s.scene = a;
+        } else {
+            fprintf(stderr, "alcove run: more than one scene given ('%s')\n", a);
+            return ALC_EXIT_USAGE;
+        }
+    }
+    if (!s.scene) {
+        runUsage(stderr);
+        return ALC_EXIT_USAGE;
+    }
+    alcModel* m = alc_cliLoad(&s);
+    if (!m) return ALC_EXIT_USAGE;
+    int steps = s.steps >= 0 ? s.steps : m->run.steps;
+    Writer w;
+    memset(&w, 0, sizeof w);
+    w.m = m;
+    w.format = frames >= 0 ? frames : m->run.frameFormat;
+    w.states = noStates ? 0 : m->run.writeStates;
+    w.contacts = contacts || m->run.writeContacts;
+    int frameEvery = every >= 0 ? every : m->run.frameEvery;
+    char outDir[3000];
+    if (out) snprintf(outDir, sizeof outDir, "%s", out);
+    else if (m->run.outDirAdr >= 0) snprintf(outDir, sizeof outDir, "%s", m->names + m->run.outDirAdr);
+    else snprintf(outDir, sizeof outDir, "out/%s", alc_sceneName(m));
+    w.out = outDir;
+
+    // output folders; files of an earlier run that this one would not overwrite go away
+    char path[4096], err[1024];
+    int code = ALC_EXIT_OK;
+    const char* sub[] = {"frames", "states", "contacts"};
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof path, "%s/%s", outDir, sub[k]);
+        if (alci_mkdirs(path, err, sizeof err) != ALC_OK) {
+            fprintf(stderr, "alcove: %s\n", err);
+            alc_deleteModel(m);
+            return ALC_EXIT_FAIL;
+        }
+        cleanDir(path, k == 0 ? "frame_" : (k == 1 ? "state_" : "contacts_"));
+    }
+
+    alcSimDef def = alc_defaultSimDef();
+    def.backend = s.backend;
+    def.threads = s.threads;
+    def.log = alc_cliLog;
+    if (verbose) def.verbosity = 3;
+    alcSim* sim = NULL;
+    alcData* d = NULL;
+    alctStatus st = alc_makeData(m, &d);
+    if (st == ALC_OK) st = alc_makeSim(m, &def, &sim);
+    if (st != ALC_OK) {
+        fprintf(stderr, "alcove: cannot create the simulation: %s\n",
+                sim ? alc_lastError(sim) : alcu_statusString(st));
+        alc_deleteSim(sim);
+        alc_deleteData(d);
+        alc_deleteModel(m);
+        return st == ALC_ERR_NO_DEVICE || st == ALC_ERR_UNSUPPORTED ? ALC_EXIT_USAGE : ALC_EXIT_FAIL;
+    }
+    const char* backendName = alc_simBackend(sim) == ALC_BACKEND_CUDA ? "cuda" : "ref";
+    if (!quiet) {
+        fprintf(stderr, "alcove: %s: %d vertices, %d tetrahedra, %d surface triangles, %d bodies; "
+                        "%d steps of %g s on backend %s, contact %s -> %s\n",
+                alc_sceneName(m), m->nvert, m->ntet, m->ntri, m->nbody, steps, m->opt.timestep,
+                backendName, alc_cliContactName(m->opt.contact), outDir);
+    }
+    if (!writeRunJson(outDir, &s, m, sim, steps, argc, argv)) code = ALC_EXIT_FAIL;
+    if (code == ALC_EXIT_OK && w.states) {
+        snprintf(path, sizeof path, "%s/topology.alct", outDir);
+        if (alci_state_writeTopology(path, m, err, sizeof err) != ALC_OK) {
+            fprintf(stderr, "alcove: %s\n", err);
+            code = ALC_EXIT_FAIL;
+        }
+    }
+    alciStats stats;
+    int statsOpen = 0;
+    if (code == ALC_EXIT_OK) {
+        snprintf(path, sizeof path, "%s/stats.%s", outDir, m->run.statsJson ? "jsonl" : "csv");
+        if (alci_stats_open(&stats, path, m->run.statsJson, err, sizeof err) != ALC_OK) {
+            fprintf(stderr, "alcove: %s\n", err);
+            code = ALC_EXIT_FAIL;
+        } else {
+            statsOpen = 1;
+        }
+    }
+    if (code == ALC_EXIT_OK && !writeFrame(&w, NULL, d, 0)) code = ALC_EXIT_FAIL;
+
+    // the loop; Ctrl-C stops after the current step with every file complete
+    void (*oldInt)(int) = signal(SIGINT, onSignal);
+    void (*oldTerm)(int) = signal(SIGTERM, onSignal);
+    alciProgress prog;
+    if (!quiet) alci_progress_begin(&prog, stderr, steps, alc_sceneName(m));
+    for (int k = 0; k < steps && code == ALC_EXIT_OK; k++) {
+        if (g_stop) {
+            code = ALC_EXIT_INTERRUPT;
+            break;
+        }
+        st = alc_step(sim, d);
+        if (st != ALC_OK) {
+            fprintf(stderr, "\nalcove: step %d failed: %s\n", k + 1, alc_lastError(sim));
+            code = ALC_EXIT_FAIL;
+            break;
+        }
+        alci_stats_write(&stats, d->step, d->time, &d->stat);
+        if (frameEvery > 0 && (k + 1) % frameEvery == 0 && !writeFrame(&w, sim, d, d->step)) {
+            code = ALC_EXIT_FAIL;
+        }
+        if (!quiet) {
+            char extra[128];
+            snprintf(extra, sizeof extra, "newton %d, contacts %d", d->stat.newton,
+                     d->stat.contactsMax);
+            alci_progress_update(&prog, k + 1, extra);
+        }
+    }
+    if (!quiet) alci_progress_end(&prog);
+    signal(SIGINT, oldInt);
+    signal(SIGTERM, oldTerm);
+    if (code == ALC_EXIT_INTERRUPT) fprintf(stderr, "alcove: interrupted after step %ld\n", d->step);
+    if (statsOpen && alci_stats_close(&stats, err, sizeof err) != ALC_OK) {
+        fprintf(stderr, "alcove: %s\n", err);
+        if (code == ALC_EXIT_OK) code = ALC_EXIT_FAIL;
+    }
+    // summary
+    if (d->run.steps > 0) {
+        snprintf(path, sizeof path, "%s/summary.txt", outDir);
+        FILE* f = fopen(path, "w");
+        if (f) {
+            alci_stats_summary(f, m, &d->run, backendName);
+            for (int k = 0; k < ALC_NWARNING; k++) {
+                if (d->warning[k].count) fprintf(f, "warning %s: %d\n", alcu_warningString((alctWarning)k), d->warning[k].count);
+            }
+            fclose(f);
+        }
+        if (!quiet) {
+            alci_stats_summary(stdout, m, &d->run, backendName);
+            for (int k = 0; k < ALC_NWARNING; k++) {
+                if (d->warning[k].count) printf("warning %s: %d\n", alcu_warningString((alctWarning)k), d->warning[k].count);
+            }
+            printf("output: %s\n", outDir);
+        }
+    }
+    for (int i = 0; i < w.nframe; i++) free(w.files[i]);
+    free(w.files);
+    free(w.times);
+    alc_deleteSim(sim);
+    alc_deleteData(d);
+    alc_deleteModel(m);
+    return code;
+}
