@@ -1,4 +1,4 @@
-// Atomic file writing (write to a temporary file, fsync, rename) and mkdir -p.
+// Atomic file writing (write to a temporary file, optionally fsync, rename) and mkdir -p.
 #include "io_atomic.h"
 
 #include <errno.h>
@@ -97,6 +97,7 @@ alctStatus alci_file_open(alciFile* f, const char* path, char* err, int errsz) {
         releaseFile(f);
         return ALC_ERR_IO;
     }
+    f->durable = getenv("ALC_SYNC") && strcmp(getenv("ALC_SYNC"), "0") != 0;
     return ALC_OK;
 }
 
@@ -137,7 +138,7 @@ alctStatus alci_file_commit(alciFile* f, char* err, int errsz) {
     // flush the stream and the file's data to the device
     int e = f->error;
     if (!e && fflush(f->fp) != 0) e = errno ? errno : EIO;
-    if (!e && fsync(fileno(f->fp)) != 0) e = errno;
+    if (!e && f->durable && fsync(fileno(f->fp)) != 0) e = errno;
     if (fclose(f->fp) != 0 && !e) e = errno ? errno : EIO;
     f->fp = NULL;
     if (e) {
@@ -155,9 +156,13 @@ alctStatus alci_file_commit(alciFile* f, char* err, int errsz) {
         releaseFile(f);
         return ALC_ERR_IO;
     }
-    syncParentDir(f->path);
+    if (f->durable) syncParentDir(f->path);
     releaseFile(f);
     return ALC_OK;
+}
+
+void alci_file_setDurable(alciFile* f, int durable) {
+    if (f) f->durable = durable;
 }
 
 void alci_file_abort(alciFile* f) {

@@ -1,7 +1,9 @@
 // Atomic file writing: every output file is written to "<path>.tmp.<pid>" in the same
-// directory, flushed, fsync'ed and renamed onto <path>, so a reader (ParaView polling a series,
+// directory, flushed and renamed onto <path>, so a reader (ParaView polling a series,
 // `alcove check`, a restart) sees either the old file or the complete new one, never a torn
-// one, even after a crash or Ctrl-C. A crash can leave a stale "*.tmp.<pid>" file behind; it
+// one, even after a crash or Ctrl-C. With durable mode on (alci_file_setDurable) the data and
+// the directory are also fsync'ed, which survives a power loss too, at the price of a device
+// flush per file. A crash can leave a stale "*.tmp.<pid>" file behind; it
 // is never mistaken for output. Internal to the library.
 #ifndef ALC_HOST_IO_ATOMIC_H_
 #define ALC_HOST_IO_ATOMIC_H_
@@ -18,7 +20,13 @@ typedef struct alciFile_ {
     char* tmp;      ///< temporary path "<path>.tmp.<pid>" (owned)
     size_t nbytes;  ///< bytes written so far
     int error;      ///< errno of the first failed write, 0 if none (sticky)
+    int durable;    ///< fsync the file and its directory on commit (alci_file_setDurable)
 } alciFile;
+
+/// Durable mode for this file: commit also fsyncs the data and the directory entry. Files open
+/// in durable mode when the environment variable ALC_SYNC is set to anything but "0"
+/// (`alcove run --sync` sets it).
+void alci_file_setDurable(alciFile* f, int durable);
 
 /// Format a message into a caller buffer, truncating as needed. Does nothing when err is NULL
 /// or errsz <= 0. Used by the output modules for their error texts.
@@ -44,8 +52,9 @@ alctStatus alci_file_write(alciFile* f, const void* data, size_t n);
 alctStatus alci_file_printf(alciFile* f, const char* fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/// Flush, fsync and close the temporary file, rename it onto the final path and fsync the
-/// directory (best effort: some file systems refuse directory fsync). On any failure, including
+/// Flush and close the temporary file and rename it onto the final path; in durable mode also
+/// fsync the file before the rename and the directory after it (best effort: some file systems
+/// refuse directory fsync). On any failure, including
 /// an earlier sticky write error, the temporary file is removed and the old file at the final
 /// path, if any, is left untouched. The struct is released and zeroed in every case.
 /// @param[out] err  "cannot write <path>: <strerror>" or "cannot rename <tmp> to <path>: ..."

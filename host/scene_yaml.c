@@ -294,6 +294,11 @@ int alciy_checkKeys(alciYCtx* ctx, alciYNode* map, const char* const* known) {
         list[0] = 0;
         for (int k = 0; known[k]; k++) {
             int d = editDistance(map->key[i]->str, known[k]);
+            // a known key that starts with the unknown one (youngs -> youngs_modulus)
+            if (strlen(map->key[i]->str) >= 3 &&
+                strncmp(known[k], map->key[i]->str, strlen(map->key[i]->str)) == 0) {
+                d = 0;
+            }
             if (d < bd) {
                 bd = d;
                 best = known[k];

@@ -43,6 +43,7 @@ static void runUsage(FILE* out) {
             "  --every K          write a frame every K steps (default: the scene's)\n"
             "  --contacts         also write the contact pairs with every frame\n"
             "  --no-states        do not write the exact states (alcove check needs them)\n"
+            "  --sync             fsync every file (survives power loss; slower)\n"
             "  --quiet            no progress bar and no summary\n"
             "  --verbose, -v      log every solver iteration (alpha, active pairs, mu)\n"
             "  -h, --help         this text\n");
@@ -212,6 +213,8 @@ int alc_cmdRun(int argc, char** argv) {
             }
         } else if (!strcmp(a, "--contacts")) {
             contacts = 1;
+        } else if (!strcmp(a, "--sync")) {
+            setenv("ALC_SYNC", "1", 1);
         } else if (!strcmp(a, "--no-states")) {
             noStates = 1;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
