@@ -43,6 +43,7 @@ typedef struct alciSolveOut_ {
     int iters;           // CG iterations
     int converged;       // 1 if the relative tolerance was reached
     double pInf;         // ||P||_inf (m)
+    double gDotP;        // G . P: the predicted first-order change of L along P
 } alciSolveOut;
 
 /// Result of collect (CCD from X to XHAT over all candidates).

@@ -214,6 +214,10 @@ static alctStatus checkIntersections(const alciCheckInput* in, const unsigned ch
                 int j = ids[hits[h]];
                 const int* tv = in->tri + 3 * j;
                 if (sharesVertex(ev, tv)) continue;
+                if (in->body_obstacle && in->edge_body && in->tri_body &&
+                    in->body_obstacle[in->edge_body[e]] && in->body_obstacle[in->tri_body[j]]) {
+                    continue;
+                }
                 if (!alci_check_segmentTriangle(x + 3 * ev[0], x + 3 * ev[1], x + 3 * tv[0],
                                                 x + 3 * tv[1], x + 3 * tv[2])) {
                     continue;

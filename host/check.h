@@ -20,6 +20,9 @@ typedef struct alciCheckInput_ {
     const int* tet_body;   ///< body id of each tetrahedron (ntet), for messages; nullable
     const int* tri_body;   ///< body id of each triangle (ntri), for messages; nullable
     const int* edge_body;  ///< body id of each edge (nedge), for messages; nullable
+    const unsigned char* body_obstacle;  ///< 1 for obstacle bodies (indexed by the body ids);
+                                         ///< edge-triangle pairs between two obstacles are not
+                                         ///< checked (obstacles never interact); nullable
 } alciCheckInput;
 
 /// What alci_check_state found. "First" means lowest index: the lowest vertex, the lowest

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "alc_internal.h"
+#include "check.h"
 #include "hd/alcm_vec.h"
 #include "mesh.h"
 #include "model_xmacro.h"
@@ -573,6 +574,38 @@ static alctStatus checkOptions(const alcOption* o, char* err, int errsz) {
     return ALC_OK;
 }
 
+/// Exact intersection check of the initial positions (host/check.c).
+static alctStatus checkInitialState(const alcModel* m, char* err, int errsz) {
+    unsigned char* obstacle = (unsigned char*)malloc((size_t)m->nbody);
+    if (!obstacle) return ALC_ERR_NOMEM;
+    for (int b = 0; b < m->nbody; b++) obstacle[b] = m->body_type[b] == ALC_BODY_OBSTACLE;
+    alciCheckInput in;
+    memset(&in, 0, sizeof in);
+    in.nvert = m->nvert;
+    in.x = m->vert_x0;
+    in.ntri = m->ntri;
+    in.tri = m->tri_vert;
+    in.nedge = m->nedge;
+    in.edge = m->edge_vert;
+    in.tri_body = m->tri_body;
+    in.edge_body = m->edge_body;
+    in.body_obstacle = obstacle;
+    alciCheckReport rep;
+    alctStatus st = alci_check_state(&in, &rep);
+    free(obstacle);
+    if (st != ALC_OK) return st;
+    if (rep.nintersect > 0) {
+        alci_setMessage(err, errsz,
+                        "the initial state intersects: body '%s' (edge of vertices %d %d) meets "
+                        "body '%s' (triangle of vertices %d %d %d); %d pairs in all",
+                        alc_bodyName(m, rep.edgeBody), rep.edgeVert[0], rep.edgeVert[1],
+                        alc_bodyName(m, rep.triBody), rep.triVert[0], rep.triVert[1],
+                        rep.triVert[2], rep.nintersect);
+        return ALC_ERR_SCENE;
+    }
+    return ALC_OK;
+}
+
 alctStatus alc_compileSpec(const alcSpec* s, alcModel** out, char* err, int errsz) {
     if (!s || !out) return ALC_ERR_INVALID_ARG;
     *out = NULL;
@@ -920,6 +953,9 @@ alctStatus alc_compileSpec(const alcSpec* s, alcModel** out, char* err, int errs
     for (int b = 0; b < s->nbody; b++) freeGeom(&geom[b]);
     free(geom);
     free(obstacleDriven);
+    // the initial state must be intersection-free: the method only ever moves between
+    // intersection-free states (exact check, obstacle-obstacle pairs excluded)
+    if (st == ALC_OK) st = checkInitialState(m, err, errsz);
     if (st != ALC_OK) {
         if (st == ALC_ERR_NOMEM) alci_setMessage(err, errsz, "out of memory");
         alc_deleteModel(m);

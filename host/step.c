@@ -118,9 +118,14 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         toc(&t);
         if (st != ALC_OK) return st;
         if (!accepted) {
-            s->lineSearchFails++;
-            alci_warn(sim, d, ALC_WARN_LINESEARCH, it,
-                      "line search found no decrease of L after %d halvings", o->lsMaxIter);
+            // a predicted decrease below the rounding of L means xhat is already stationary;
+            // anything larger is a real failure (an indefinite or inaccurate direction)
+            if (sout.gDotP < -1e-10 * fabs(L0) && sout.pInf > 1e-10 * m->diag) {
+                s->lineSearchFails++;
+                alci_warn(sim, d, ALC_WARN_LINESEARCH, it,
+                          "line search found no decrease of L after %d halvings (G.p = %g, L = %g)",
+                          o->lsMaxIter, sout.gDotP, L0);
+            }
             break;
         }
         // a full Newton step ends the subproblem (line 16)

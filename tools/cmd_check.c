@@ -50,6 +50,8 @@ int alc_cmdCheck(int argc, char** argv) {
         alci_state_freeTopology(&topo);
         return ALC_EXIT_USAGE;
     }
+    unsigned char* obstacle = (unsigned char*)calloc((size_t)topo.nbody + 1, 1);
+    for (int b = 0; obstacle && b < topo.nbody; b++) obstacle[b] = topo.body_type[b] == ALC_BODY_OBSTACLE;
     char** names = NULL;
     int n = 0, cap = 0;
     struct dirent* e;
@@ -103,6 +105,7 @@ int alc_cmdCheck(int argc, char** argv) {
         in.tet_body = topo.tet_body;
         in.tri_body = topo.tri_body;
         in.edge_body = topo.edge_body;
+        in.body_obstacle = obstacle;
         alciCheckReport rep;
         alctStatus st = alci_check_state(&in, &rep);
         free(x);
@@ -124,6 +127,7 @@ int alc_cmdCheck(int argc, char** argv) {
     }
     for (int i = 0; i < n; i++) free(names[i]);
     free(names);
+    free(obstacle);
     alci_state_freeTopology(&topo);
     return code;
 }

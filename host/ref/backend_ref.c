@@ -136,6 +136,7 @@ static alctStatus opSolve(void* be, double tol, int maxIter, alciSolveOut* out) 
                                     &iters);
     out->iters = iters;
     out->pInf = alcr_vec_maxAbs(B->N, B->p);
+    out->gDotP = alcr_vec_dot(B->N, B->g, B->p);
     leaveThreads(ts);
     return ALC_OK;
 }
