@@ -11,7 +11,8 @@ extern "C" alctStatus alcg_backend_make(alcSim* sim, alciBackend* out) {
         int n = 0;
         cudaError_t e = cudaGetDeviceCount(&n);
         cudaGetLastError();
-        return ALC_ERROR(sim, ALC_ERR_NO_DEVICE, "backend 'cuda' selected but no CUDA device is "
+        return ALC_ERROR(sim, ALC_ERR_NO_DEVICE,
+                         "backend 'cuda' selected but no CUDA device is "
                          "usable (%s); use backend 'ref' or 'auto'",
                          e == cudaSuccess ? "device count is 0" : cudaGetErrorString(e));
     }

@@ -3,9 +3,9 @@
 // Without arguments it builds a scene in code — one soft tetrahedron falling onto a fixed
 // square — steps it for half a second and prints where it came to rest. With a scene file
 // (hello scenes/box_drop.yaml) it loads and steps that instead.
-#include <stdio.h>
-
 #include "alc/alc.h"
+
+#include <stdio.h>
 
 static alcModel* buildInCode(void) {
     alcSpec* spec = NULL;

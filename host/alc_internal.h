@@ -3,11 +3,12 @@
 #ifndef ALC_HOST_ALC_INTERNAL_H_
 #define ALC_HOST_ALC_INTERNAL_H_
 
-#include <stdarg.h>
-#include <stddef.h>
+#include "backend.h"
 
 #include "alc/alc.h"
-#include "backend.h"
+
+#include <stdarg.h>
+#include <stddef.h>
 
 #define ALC_ERRLEN 1024
 
@@ -16,7 +17,7 @@ void alci_formatError(char* buf, size_t n, const char* file, int line, const cha
                       const char* fmt, ...) __attribute__((format(printf, 6, 7)));
 
 /// Record an error on a sim and evaluate to the status (MuJoCo engine_util_errmem.h style).
-#define ALC_ERROR(sim, status, ...) \
+#define ALC_ERROR(sim, status, ...)                                                     \
     (alci_formatError((sim)->error, sizeof((sim)->error), __FILE__, __LINE__, __func__, \
                       __VA_ARGS__),                                                     \
      (status))
@@ -33,19 +34,19 @@ double alci_now(void);
 
 /// The simulator: the model, the backend and the host-side step state.
 struct alcSim_ {
-    const alcModel* m;          // the model (not owned)
-    alcSimDef def;              // copy of the def
-    int backend;                // ALC_BACKEND_REF or ALC_BACKEND_CUDA
-    char error[ALC_ERRLEN];     // last error message
-    alciBackend be;             // backend operations and state
-    int nthread;                // reference backend threads in use
+    const alcModel* m;       // the model (not owned)
+    alcSimDef def;           // copy of the def
+    int backend;             // ALC_BACKEND_REF or ALC_BACKEND_CUDA
+    char error[ALC_ERRLEN];  // last error message
+    alciBackend be;          // backend operations and state
+    int nthread;             // reference backend threads in use
 
     // host-side per-step inputs handed to the backend
-    unsigned char* kinMask;     // 1 if the vertex is kinematic during the step (nvert)
-    double* kinTarget;          // scripted/external targets (nvert x 3)
+    unsigned char* kinMask;  // 1 if the vertex is kinematic during the step (nvert)
+    double* kinTarget;       // scripted/external targets (nvert x 3)
 
     // contact report (alc_getContacts)
-    alcContact* contacts;       // capacity contactCap
+    alcContact* contacts;  // capacity contactCap
     int ncontact;
     int contactCap;
     int warnedOnce[ALC_NWARNING];  // the first of each warning kind is logged

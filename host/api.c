@@ -1,9 +1,9 @@
 // The simulator object: creation on a backend, the step entry point, contact reports.
+#include "alc_internal.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "alc_internal.h"
 
 #define ALC_DEF_VERSION_SHIFT 8
 
@@ -32,7 +32,9 @@ alcLoadDef alc_defaultLoadDef(void) {
 }
 
 #if !ALC_WITH_CUDA
-int alcu_cudaAvailable(void) { return 0; }
+int alcu_cudaAvailable(void) {
+    return 0;
+}
 alctStatus alcg_backend_make(alcSim* sim, alciBackend* out) {
     (void)out;
     return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
@@ -105,7 +107,9 @@ alctBackend alc_simBackend(const alcSim* sim) {
     return sim ? (alctBackend)sim->backend : ALC_BACKEND_AUTO;
 }
 
-const char* alc_lastError(const alcSim* sim) { return sim ? sim->error : ""; }
+const char* alc_lastError(const alcSim* sim) {
+    return sim ? sim->error : "";
+}
 
 void alc_resetContacts(alcSim* sim) {
     if (sim && sim->be.ops && sim->be.ops->resetContacts) sim->be.ops->resetContacts(sim->be.state);
@@ -141,10 +145,11 @@ alctStatus alc_step(alcSim* sim, alcData* d) {
     // refuse a state holding NaN/Inf (MuJoCo mj_checkPos style), before touching anything
     for (int i = 0; i < 3 * m->nvert; i++) {
         if (!isfinite(d->x[i]) || !isfinite(d->v[i])) {
-            alci_warn(sim, d, ALC_WARN_BAD_STATE, i / 3, "vertex %d has a non-finite state",
-                      i / 3);
-            return ALC_ERROR(sim, ALC_ERR_NUMERIC, "vertex %d has a non-finite position or "
-                             "velocity; the step was not taken", i / 3);
+            alci_warn(sim, d, ALC_WARN_BAD_STATE, i / 3, "vertex %d has a non-finite state", i / 3);
+            return ALC_ERROR(sim, ALC_ERR_NUMERIC,
+                             "vertex %d has a non-finite position or "
+                             "velocity; the step was not taken",
+                             i / 3);
         }
     }
     double h = m->opt.timestep;

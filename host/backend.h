@@ -13,45 +13,45 @@
 
 /// Inputs of a step (host memory).
 typedef struct alciStepInput_ {
-    const double* x;                // x^t (nvert x 3)
-    const double* v;                // v^t (nvert x 3)
-    const double* kinTarget;        // targets of kinematic vertices at t + h (nvert x 3)
-    const unsigned char* kinMask;   // 1 if the vertex is kinematic this step (nvert)
-    double h;                       // time step (s)
-    const double* gravity;          // (3) m/s^2
+    const double* x;               // x^t (nvert x 3)
+    const double* v;               // v^t (nvert x 3)
+    const double* kinTarget;       // targets of kinematic vertices at t + h (nvert x 3)
+    const unsigned char* kinMask;  // 1 if the vertex is kinematic this step (nvert)
+    double h;                      // time step (s)
+    const double* gravity;         // (3) m/s^2
 } alciStepInput;
 
 /// Contact parameters of the AL (or penalty) energy, AL paper Eq. 10-14.
 typedef struct alciContactParams_ {
-    double mu;           // penalty stiffness
-    double delta;        // contact offset (m)
-    double decay;        // Gamma
-    double removeBelow;  // gamma threshold of Alg. 3
-    int penalty;         // 1: multipliers stay zero (penalty ablation)
-    int friction;        // 1: include the lagged friction potential
-    double frictionEpsV; // eps_v (m/s)
+    double mu;            // penalty stiffness
+    double delta;         // contact offset (m)
+    double decay;         // Gamma
+    double removeBelow;   // gamma threshold of Alg. 3
+    int penalty;          // 1: multipliers stay zero (penalty ablation)
+    int friction;         // 1: include the lagged friction potential
+    double frictionEpsV;  // eps_v (m/s)
 } alciContactParams;
 
 /// Result of assembleElastic.
 typedef struct alciAssembleOut_ {
-    double maxDiag;      // max_i (Hess E)_ii over free DOFs (for Eq. 20)
-    long nblocks;        // 3x3 blocks in the matrix
+    double maxDiag;  // max_i (Hess E)_ii over free DOFs (for Eq. 20)
+    long nblocks;    // 3x3 blocks in the matrix
 } alciAssembleOut;
 
 /// Result of solve.
 typedef struct alciSolveOut_ {
-    int iters;           // CG iterations
-    int converged;       // 1 if the relative tolerance was reached
-    double pInf;         // ||P||_inf (m)
-    double gDotP;        // G . P: the predicted first-order change of L along P
+    int iters;      // CG iterations
+    int converged;  // 1 if the relative tolerance was reached
+    double pInf;    // ||P||_inf (m)
+    double gDotP;   // G . P: the predicted first-order change of L along P
 } alciSolveOut;
 
 /// Result of collect (CCD from X to XHAT over all candidates).
 typedef struct alciCollectOut_ {
-    double minToi;       // smallest time of impact in [0, 1]; 1 when nothing collides
-    int ncandidates;     // broad-phase candidates examined
-    int ncollide;        // pairs with a time of impact
-    int grown;           // candidate buffer capacity after a grow (0 = no grow)
+    double minToi;    // smallest time of impact in [0, 1]; 1 when nothing collides
+    int ncandidates;  // broad-phase candidates examined
+    int ncollide;     // pairs with a time of impact
+    int grown;        // candidate buffer capacity after a grow (0 = no grow)
 } alciCollectOut;
 
 typedef struct alciBackendOps_ {

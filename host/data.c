@@ -1,9 +1,9 @@
 // alcData: allocation in one 64-byte aligned buffer (X-macro list), reset and state hash.
-#include <stdlib.h>
-#include <string.h>
-
 #include "alc_internal.h"
 #include "model_xmacro.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #define ALIGN64(n) (((n) + 63) & ~(size_t)63)
 
@@ -27,8 +27,8 @@ alctStatus alc_makeData(const alcModel* m, alcData** out) {
     }
     memset(d->buffer, 0, n);
     char* p = (char*)d->buffer;
-#define X(type, name, count)               \
-    d->name = (type*)(void*)p;             \
+#define X(type, name, count)   \
+    d->name = (type*)(void*)p; \
     p += ALIGN64(sizeof(type) * (size_t)(count));
     ALC_DATA_ARRAYS(X)
 #undef X

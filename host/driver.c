@@ -1,11 +1,11 @@
 // Kinematic drivers: scripted rigid motions of vertex sets (fixed, linear, rotation,
 // keyframes) and caller-driven (external) targets. The targets of a step are the positions at
 // its end, so CCD sees the sweep from the current positions to them, never a teleport.
-#include <math.h>
-#include <string.h>
-
 #include "alc_internal.h"
 #include "model_xmacro.h"
+
+#include <math.h>
+#include <string.h>
 
 /// Quaternion for a rotation by angle about a unit axis.
 static void axisAngle(const double* axis, double angle, double q[4]) {
@@ -138,15 +138,15 @@ void alci_driver_eval(const alcModel* m, double t, const int* ext, const int* re
     }
 }
 
-alctStatus alc_setDriverPose(const alcModel* m, alcData* d, int driver,
-                             const double translation[3], const double quat[4]) {
+alctStatus alc_setDriverPose(const alcModel* m, alcData* d, int driver, const double translation[3],
+                             const double quat[4]) {
     if (!m || !d || !translation || driver < 0 || driver >= m->ndriver) {
         return ALC_ERR_INVALID_ARG;
     }
     double q[4] = {1, 0, 0, 0};
     if (quat) {
-        double n = sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] +
-                        quat[3] * quat[3]);
+        double n =
+            sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3]);
         if (!(n > 0) || !isfinite(n)) return ALC_ERR_INVALID_ARG;
         for (int j = 0; j < 4; j++) q[j] = quat[j] / n;
     }

@@ -8,12 +8,12 @@
 /// A tetrahedral mesh or a triangle surface, in host memory owned by the struct
 /// (alci_mesh_free). Indices are 0-based.
 typedef struct alciMesh_ {
-    int nvert;      ///< vertices
-    int ntet;       ///< tetrahedra (0 for a surface)
-    int ntri;       ///< triangles (surface meshes; boundary of a tet mesh when extracted)
-    double* vert;   ///< positions (nvert x 3)
-    int* tet;       ///< tetrahedra (ntet x 4), positive orientation after validation
-    int* tri;       ///< triangles (ntri x 3)
+    int nvert;     ///< vertices
+    int ntet;      ///< tetrahedra (0 for a surface)
+    int ntri;      ///< triangles (surface meshes; boundary of a tet mesh when extracted)
+    double* vert;  ///< positions (nvert x 3)
+    int* tet;      ///< tetrahedra (ntet x 4), positive orientation after validation
+    int* tri;      ///< triangles (ntri x 3)
 } alciMesh;
 
 /// Free the arrays and zero the struct. NULL-safe.

@@ -1,11 +1,11 @@
 // Model allocation, copy, defaults and lookups. Every array lives in one 64-byte aligned
 // buffer laid out by the X-macro list in model_xmacro.h.
+#include "alc_internal.h"
+#include "model_xmacro.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "alc_internal.h"
-#include "model_xmacro.h"
 
 #define ALIGN64(n) (((n) + 63) & ~(size_t)63)
 
@@ -68,8 +68,8 @@ alcModel* alci_model_alloc(const alcModel* sizes) {
     memset(m->buffer, 0, m->nbuffer);
     char* p = (char*)m->buffer;
     const alcModel* S = m;
-#define X(type, name, count)                                   \
-    m->name = (type*)(void*)p;                                 \
+#define X(type, name, count)   \
+    m->name = (type*)(void*)p; \
     p += ALIGN64(sizeof(type) * (size_t)(count));
     ALC_MODEL_ARRAYS(X)
 #undef X

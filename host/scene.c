@@ -1,5 +1,9 @@
 // YAML scenes (docs/scene-format.md): the schema walk that turns a scene file into an alcSpec
 // and compiles it. Every error names file:line:column and what is wrong.
+#include "alc_internal.h"
+#include "mesh.h"
+#include "scene_yaml.h"
+
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
@@ -8,21 +12,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "alc_internal.h"
-#include "mesh.h"
-#include "scene_yaml.h"
-
 #define BIG 1e300
 
 typedef struct {
     alciYCtx y;
     alcSpec* spec;
-    char dir[PATH_MAX];   // folder of the scene file (mesh paths are relative to it)
-    char** matName;       // material names in spec order
+    char dir[PATH_MAX];  // folder of the scene file (mesh paths are relative to it)
+    char** matName;      // material names in spec order
     int nmat;
 } Loader;
 
-static const char* const kTopKeys[] = {"name",    "params",    "presets", "run",
+static const char* const kTopKeys[] = {"name",    "params",    "presets",  "run",
                                        "physics", "solver",    "friction", "materials",
                                        "bodies",  "obstacles", NULL};
 
@@ -69,17 +69,19 @@ static int readParams(Loader* L, alciYNode* root, const alcLoadDef* def) {
                                  presets->key[i]->str);
                 if (w > 0 && (size_t)w < sizeof list - len) len += (size_t)w;
             }
-            return alciy_fail(&L->y, presets ? presets : root, "unknown preset '%s' (available: %s)",
-                              def->preset, list);
+            return alciy_fail(&L->y, presets ? presets : root,
+                              "unknown preset '%s' (available: %s)", def->preset, list);
         }
         if (!alciy_expectMap(&L->y, p, "a preset")) return 0;
         for (int i = 0; i < p->n; i++) {
             p->used[i] = 1;
             int known = 0;
-            for (int k = 0; k < L->y.nparam; k++) known |= !strcmp(L->y.paramName[k], p->key[i]->str);
+            for (int k = 0; k < L->y.nparam; k++)
+                known |= !strcmp(L->y.paramName[k], p->key[i]->str);
             if (!known) {
-                return alciy_fail(&L->y, p->key[i], "preset '%s' sets '%s', which is not under params:",
-                                  def->preset, p->key[i]->str);
+                return alciy_fail(&L->y, p->key[i],
+                                  "preset '%s' sets '%s', which is not under params:", def->preset,
+                                  p->key[i]->str);
             }
             double v;
             if (!alciy_number(&L->y, p->item[i], &v)) return 0;
@@ -90,9 +92,13 @@ static int readParams(Loader* L, alciYNode* root, const alcLoadDef* def) {
     for (int i = 0; presets && i < presets->n; i++) presets->used[i] = 1;
     for (int i = 0; def && i < def->nparam; i++) {
         int known = 0;
-        for (int k = 0; k < L->y.nparam; k++) known |= !strcmp(L->y.paramName[k], def->paramName[i]);
-        if (!known) return alciy_fail(&L->y, params ? params : root, "parameter '%s' is not under params:", def->paramName[i]);
-        if (!isfinite(def->paramValue[i])) return alciy_fail(&L->y, NULL, "parameter '%s' is not finite", def->paramName[i]);
+        for (int k = 0; k < L->y.nparam; k++)
+            known |= !strcmp(L->y.paramName[k], def->paramName[i]);
+        if (!known)
+            return alciy_fail(&L->y, params ? params : root,
+                              "parameter '%s' is not under params:", def->paramName[i]);
+        if (!isfinite(def->paramValue[i]))
+            return alciy_fail(&L->y, NULL, "parameter '%s' is not finite", def->paramName[i]);
         if (!addParam(L, def->paramName[i], def->paramValue[i])) return 0;
     }
     return 1;
@@ -110,8 +116,8 @@ static int readRun(Loader* L, alciYNode* root) {
     static const char* const statNames[] = {"csv", "jsonl", NULL};
     static const int statValues[] = {0, 1};
     const char* out = NULL;
-    static const char* const keys[] = {"steps", "output", "frame_every", "frames", "states",
-                                       "contacts", "stats", NULL};
+    static const char* const keys[] = {"steps",  "output",   "frame_every", "frames",
+                                       "states", "contacts", "stats",       NULL};
     int ok = alciy_getInt(&L->y, n, "steps", &r->steps, 0, INT_MAX, 0) &&
              alciy_getString(&L->y, n, "output", &out, 0) &&
              alciy_getInt(&L->y, n, "frame_every", &r->frameEvery, 0, INT_MAX, 0) &&
@@ -146,33 +152,34 @@ static int readSolver(Loader* L, alciYNode* root) {
     static const char* const invNames[] = {"auto", "all", NULL};
     static const int invValues[] = {ALC_INVERSION_AUTO, ALC_INVERSION_ALL};
     static const char* const keys[] = {
-        "contact",     "delta",       "epsilon",      "kmin",          "decay",
-        "remove_below", "mu_scale",   "mu",           "cg_tol",        "cg_max_iter",
-        "max_iter",    "max_newton",  "ls_max_iter",  "stall_iters",   "stall_alpha",
-        "ccd_rescale", "ccd_min_sep", "ccd_max_iter", "inversion",     "inversion_fraction",
-        "newton_tol",  "penalty_scale", "ipc",        NULL};
-    int ok = alciy_getEnum(&L->y, n, "contact", contactNames, contactValues, &o->contact) &&
-             alciy_getNumber(&L->y, n, "delta", &o->delta, 1e-12, BIG, 0) &&
-             alciy_getNumber(&L->y, n, "epsilon", &o->epsilon, 1e-12, 0.999, 0) &&
-             alciy_getInt(&L->y, n, "kmin", &o->kmin, 0, 1000, 0) &&
-             alciy_getNumber(&L->y, n, "decay", &o->decay, 0, 1, 0) &&
-             alciy_getNumber(&L->y, n, "remove_below", &o->removeBelow, 0, 0.999, 0) &&
-             alciy_getNumber(&L->y, n, "mu_scale", &o->muScale, 1e-12, BIG, 0) &&
-             alciy_getNumber(&L->y, n, "mu", &o->mu, 0, BIG, 0) &&
-             alciy_getNumber(&L->y, n, "cg_tol", &o->cgTol, 1e-16, 0.5, 0) &&
-             alciy_getInt(&L->y, n, "cg_max_iter", &o->cgMaxIter, 0, INT_MAX, 0) &&
-             alciy_getInt(&L->y, n, "max_iter", &o->maxIter, 1, INT_MAX, 0) &&
-             alciy_getInt(&L->y, n, "max_newton", &o->maxNewton, 1, INT_MAX, 0) &&
-             alciy_getInt(&L->y, n, "ls_max_iter", &o->lsMaxIter, 1, 200, 0) &&
-             alciy_getInt(&L->y, n, "stall_iters", &o->stallIters, 1, INT_MAX, 0) &&
-             alciy_getNumber(&L->y, n, "stall_alpha", &o->stallAlpha, 0, 0.999, 0) &&
-             alciy_getNumber(&L->y, n, "ccd_rescale", &o->ccdRescale, 1e-6, 0.999, 0) &&
-             alciy_getNumber(&L->y, n, "ccd_min_sep", &o->ccdMinSep, 0, BIG, 0) &&
-             alciy_getInt(&L->y, n, "ccd_max_iter", &o->ccdMaxIter, 10, INT_MAX, 0) &&
-             alciy_getEnum(&L->y, n, "inversion", invNames, invValues, &o->inversion) &&
-             alciy_getNumber(&L->y, n, "inversion_fraction", &o->inversionFraction, 1e-6, 0.999, 0) &&
-             alciy_getNumber(&L->y, n, "newton_tol", &o->newtonTol, 0, BIG, 0) &&
-             alciy_getNumber(&L->y, n, "penalty_scale", &o->penaltyScale, 1e-12, BIG, 0);
+        "contact",      "delta",         "epsilon",      "kmin",        "decay",
+        "remove_below", "mu_scale",      "mu",           "cg_tol",      "cg_max_iter",
+        "max_iter",     "max_newton",    "ls_max_iter",  "stall_iters", "stall_alpha",
+        "ccd_rescale",  "ccd_min_sep",   "ccd_max_iter", "inversion",   "inversion_fraction",
+        "newton_tol",   "penalty_scale", "ipc",          NULL};
+    int ok =
+        alciy_getEnum(&L->y, n, "contact", contactNames, contactValues, &o->contact) &&
+        alciy_getNumber(&L->y, n, "delta", &o->delta, 1e-12, BIG, 0) &&
+        alciy_getNumber(&L->y, n, "epsilon", &o->epsilon, 1e-12, 0.999, 0) &&
+        alciy_getInt(&L->y, n, "kmin", &o->kmin, 0, 1000, 0) &&
+        alciy_getNumber(&L->y, n, "decay", &o->decay, 0, 1, 0) &&
+        alciy_getNumber(&L->y, n, "remove_below", &o->removeBelow, 0, 0.999, 0) &&
+        alciy_getNumber(&L->y, n, "mu_scale", &o->muScale, 1e-12, BIG, 0) &&
+        alciy_getNumber(&L->y, n, "mu", &o->mu, 0, BIG, 0) &&
+        alciy_getNumber(&L->y, n, "cg_tol", &o->cgTol, 1e-16, 0.5, 0) &&
+        alciy_getInt(&L->y, n, "cg_max_iter", &o->cgMaxIter, 0, INT_MAX, 0) &&
+        alciy_getInt(&L->y, n, "max_iter", &o->maxIter, 1, INT_MAX, 0) &&
+        alciy_getInt(&L->y, n, "max_newton", &o->maxNewton, 1, INT_MAX, 0) &&
+        alciy_getInt(&L->y, n, "ls_max_iter", &o->lsMaxIter, 1, 200, 0) &&
+        alciy_getInt(&L->y, n, "stall_iters", &o->stallIters, 1, INT_MAX, 0) &&
+        alciy_getNumber(&L->y, n, "stall_alpha", &o->stallAlpha, 0, 0.999, 0) &&
+        alciy_getNumber(&L->y, n, "ccd_rescale", &o->ccdRescale, 1e-6, 0.999, 0) &&
+        alciy_getNumber(&L->y, n, "ccd_min_sep", &o->ccdMinSep, 0, BIG, 0) &&
+        alciy_getInt(&L->y, n, "ccd_max_iter", &o->ccdMaxIter, 10, INT_MAX, 0) &&
+        alciy_getEnum(&L->y, n, "inversion", invNames, invValues, &o->inversion) &&
+        alciy_getNumber(&L->y, n, "inversion_fraction", &o->inversionFraction, 1e-6, 0.999, 0) &&
+        alciy_getNumber(&L->y, n, "newton_tol", &o->newtonTol, 0, BIG, 0) &&
+        alciy_getNumber(&L->y, n, "penalty_scale", &o->penaltyScale, 1e-12, BIG, 0);
     if (!ok) return 0;
     alciYNode* ipc = alciy_get(n, "ipc");
     if (ipc) {
@@ -204,7 +211,8 @@ static int readMaterials(Loader* L, alciYNode* root) {
     if (!n) {
         // one default material
         alcMaterialDef md = alc_defaultMaterialDef();
-        if (alc_specAddMaterial(L->spec, &md, NULL) != ALC_OK) return alciy_fail(&L->y, NULL, "out of memory");
+        if (alc_specAddMaterial(L->spec, &md, NULL) != ALC_OK)
+            return alciy_fail(&L->y, NULL, "out of memory");
         L->matName = (char**)malloc(sizeof(char*));
         if (!L->matName) return alciy_fail(&L->y, NULL, "out of memory");
         L->matName[0] = strdup("default");
@@ -216,12 +224,12 @@ static int readMaterials(Loader* L, alciYNode* root) {
     L->matName = (char**)calloc((size_t)n->n, sizeof(char*));
     if (!L->matName) return alciy_fail(&L->y, NULL, "out of memory");
     static const char* const modelNames[] = {"snh", "stable_neohookean", "nh", "neohookean",
-                                             "cor", "corotated", NULL};
+                                             "cor", "corotated",         NULL};
     static const int modelValues[] = {ALC_MAT_STABLE_NEOHOOKEAN, ALC_MAT_STABLE_NEOHOOKEAN,
                                       ALC_MAT_NEOHOOKEAN,        ALC_MAT_NEOHOOKEAN,
                                       ALC_MAT_COROTATED,         ALC_MAT_COROTATED};
-    static const char* const keys[] = {"model", "density", "youngs_modulus", "poisson_ratio",
-                                       "friction", NULL};
+    static const char* const keys[] = {"model",         "density",  "youngs_modulus",
+                                       "poisson_ratio", "friction", NULL};
     for (int i = 0; i < n->n; i++) {
         n->used[i] = 1;
         alciYNode* m = n->item[i];
@@ -256,7 +264,9 @@ static int readFriction(Loader* L, alciYNode* root) {
     }
     alciYNode* pairs = alciy_get(n, "pairs");
     if (pairs) {
-        if (pairs->kind != ALCY_SEQ) return alciy_fail(&L->y, pairs, "friction.pairs must be a list of [material, material, coefficient]");
+        if (pairs->kind != ALCY_SEQ)
+            return alciy_fail(&L->y, pairs,
+                              "friction.pairs must be a list of [material, material, coefficient]");
         for (int i = 0; i < pairs->n; i++) {
             alciYNode* p = pairs->item[i];
             if (p->kind != ALCY_SEQ || p->n != 3 || p->item[0]->kind != ALCY_SCALAR ||
@@ -270,8 +280,10 @@ static int readFriction(Loader* L, alciYNode* root) {
                 !alciy_number(&L->y, p->item[2], &mu)) {
                 return 0;
             }
-            if (!(mu >= 0)) return alciy_fail(&L->y, p->item[2], "friction coefficient %g must be >= 0", mu);
-            if (alc_specSetFriction(L->spec, a, b, mu) != ALC_OK) return alciy_fail(&L->y, p, "%s", alc_specError(L->spec));
+            if (!(mu >= 0))
+                return alciy_fail(&L->y, p->item[2], "friction coefficient %g must be >= 0", mu);
+            if (alc_specSetFriction(L->spec, a, b, mu) != ALC_OK)
+                return alciy_fail(&L->y, p, "%s", alc_specError(L->spec));
         }
     }
     return alciy_checkKeys(&L->y, n, keys);
@@ -286,7 +298,9 @@ static int readRotation(Loader* L, alciYNode* body, double q[4]) {
     static const char* const keys[] = {"axis", "angle", "quaternion", "euler", NULL};
     int has = (alciy_get(n, "axis") != NULL) + (alciy_get(n, "quaternion") != NULL) +
               (alciy_get(n, "euler") != NULL);
-    if (has != 1) return alciy_fail(&L->y, n, "rotation needs exactly one of axis+angle, quaternion or euler");
+    if (has != 1)
+        return alciy_fail(&L->y, n,
+                          "rotation needs exactly one of axis+angle, quaternion or euler");
     if (alciy_get(n, "quaternion")) {
         if (!alciy_getVec(&L->y, n, "quaternion", q, 4, 0, 1)) return 0;
         double qn = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
@@ -328,7 +342,8 @@ static int resolvePath(Loader* L, alciYNode* at, const char* rel, char* out, siz
     int w = rel[0] == '/' ? snprintf(out, n, "%s", rel) : snprintf(out, n, "%s/%s", L->dir, rel);
     if (w < 0 || (size_t)w >= n) return alciy_fail(&L->y, at, "mesh path too long");
     struct stat st;
-    if (stat(out, &st) != 0) return alciy_fail(&L->y, at, "mesh file '%s' not found (looked for %s)", rel, out);
+    if (stat(out, &st) != 0)
+        return alciy_fail(&L->y, at, "mesh file '%s' not found (looked for %s)", rel, out);
     return 1;
 }
 
@@ -375,7 +390,8 @@ static int readMesh(Loader* L, alciYNode* owner, int solid, alciMesh* mesh) {
         if (st != ALC_OK) return alciy_fail(&L->y, g, "cannot read mesh: %s", msg);
         if (solid && mesh->ntet == 0) {
             alci_mesh_free(mesh);
-            return alciy_fail(&L->y, g, "mesh '%s' has no tetrahedra (a solid needs a volume mesh)", g->str);
+            return alciy_fail(&L->y, g, "mesh '%s' has no tetrahedra (a solid needs a volume mesh)",
+                              g->str);
         }
         if (!solid && mesh->ntri == 0 && mesh->ntet > 0) {
             st = alci_mesh_boundary(mesh, msg, sizeof msg);
@@ -402,14 +418,16 @@ static int readMesh(Loader* L, alciYNode* owner, int solid, alciMesh* mesh) {
                 !alciy_checkKeys(&L->y, g, k)) {
                 return 0;
             }
-            if (!(size[0] > 0 && size[1] > 0 && size[2] > 0)) return alciy_fail(&L->y, g, "box size must be > 0");
+            if (!(size[0] > 0 && size[1] > 0 && size[2] > 0))
+                return alciy_fail(&L->y, g, "box size must be > 0");
             st = alci_mesh_box(size, cells, mesh);
         } else if (solid && !strcmp(kind, "sphere")) {
             double r = 0.5;
             int cells = 8;
             static const char* const k[] = {"radius", "cells", NULL};
             if (!alciy_getNumber(&L->y, g, "radius", &r, 1e-12, BIG, 0) ||
-                !alciy_getInt(&L->y, g, "cells", &cells, 2, 10000, 0) || !alciy_checkKeys(&L->y, g, k)) {
+                !alciy_getInt(&L->y, g, "cells", &cells, 2, 10000, 0) ||
+                !alciy_checkKeys(&L->y, g, k)) {
                 return 0;
             }
             st = alci_mesh_sphere(r, cells, mesh);
@@ -420,21 +438,26 @@ static int readMesh(Loader* L, alciYNode* owner, int solid, alciMesh* mesh) {
             if (!alciy_getNumber(&L->y, g, "radius", &r, 1e-12, BIG, 0) ||
                 !alciy_getNumber(&L->y, g, "height", &h, 1e-12, BIG, 0) ||
                 !alciy_getInt(&L->y, g, "cells", &cells, 2, 10000, 0) ||
-                !alciy_getInt(&L->y, g, "layers", &layers, 1, 100000, 0) || !alciy_checkKeys(&L->y, g, k)) {
+                !alciy_getInt(&L->y, g, "layers", &layers, 1, 100000, 0) ||
+                !alciy_checkKeys(&L->y, g, k)) {
                 return 0;
             }
             st = alci_mesh_cylinder(r, h, cells, layers, mesh);
         } else if (solid && !strcmp(kind, "torus")) {
             double R = 0.5, r = 0.15;
             int seg = 16, cells = 4;
-            static const char* const k[] = {"major_radius", "minor_radius", "segments", "cells", NULL};
+            static const char* const k[] = {"major_radius", "minor_radius", "segments", "cells",
+                                            NULL};
             if (!alciy_getNumber(&L->y, g, "major_radius", &R, 1e-12, BIG, 0) ||
                 !alciy_getNumber(&L->y, g, "minor_radius", &r, 1e-12, BIG, 0) ||
                 !alciy_getInt(&L->y, g, "segments", &seg, 3, 100000, 0) ||
-                !alciy_getInt(&L->y, g, "cells", &cells, 2, 10000, 0) || !alciy_checkKeys(&L->y, g, k)) {
+                !alciy_getInt(&L->y, g, "cells", &cells, 2, 10000, 0) ||
+                !alciy_checkKeys(&L->y, g, k)) {
                 return 0;
             }
-            if (!(r < R)) return alciy_fail(&L->y, g, "torus minor_radius %g must be below major_radius %g", r, R);
+            if (!(r < R))
+                return alciy_fail(&L->y, g, "torus minor_radius %g must be below major_radius %g",
+                                  r, R);
             st = alci_mesh_torus(R, r, seg, cells, mesh);
         } else if (!solid && !strcmp(kind, "plane")) {
             double size[2] = {10, 10};
@@ -448,8 +471,11 @@ static int readMesh(Loader* L, alciYNode* owner, int solid, alciMesh* mesh) {
             } else if (!alciy_getVec(&L->y, g, "size", size, 2, 0, 0)) {
                 return 0;
             }
-            if (!alciy_getInt(&L->y, g, "cells", &cells, 1, 100000, 0) || !alciy_checkKeys(&L->y, g, k)) return 0;
-            if (!(size[0] > 0 && size[1] > 0)) return alciy_fail(&L->y, g, "plane size must be > 0");
+            if (!alciy_getInt(&L->y, g, "cells", &cells, 1, 100000, 0) ||
+                !alciy_checkKeys(&L->y, g, k))
+                return 0;
+            if (!(size[0] > 0 && size[1] > 0))
+                return alciy_fail(&L->y, g, "plane size must be > 0");
             st = alci_mesh_plane(size, cells, mesh);
         } else if (!solid && !strcmp(kind, "box")) {
             double size[3] = {1, 1, 1};
@@ -460,25 +486,29 @@ static int readMesh(Loader* L, alciYNode* owner, int solid, alciMesh* mesh) {
                 !alciy_getBool(&L->y, g, "closed", &closed) || !alciy_checkKeys(&L->y, g, k)) {
                 return 0;
             }
-            if (!(size[0] > 0 && size[1] > 0 && size[2] > 0)) return alciy_fail(&L->y, g, "box size must be > 0");
+            if (!(size[0] > 0 && size[1] > 0 && size[2] > 0))
+                return alciy_fail(&L->y, g, "box size must be > 0");
             st = alci_mesh_boxSurface(size, cells, closed, mesh);
         } else if (!solid && !strcmp(kind, "bowl")) {
             double r = 1;
             int cells = 12;
             static const char* const k[] = {"radius", "cells", NULL};
             if (!alciy_getNumber(&L->y, g, "radius", &r, 1e-12, BIG, 0) ||
-                !alciy_getInt(&L->y, g, "cells", &cells, 2, 100000, 0) || !alciy_checkKeys(&L->y, g, k)) {
+                !alciy_getInt(&L->y, g, "cells", &cells, 2, 100000, 0) ||
+                !alciy_checkKeys(&L->y, g, k)) {
                 return 0;
             }
             st = alci_mesh_bowl(r, cells, mesh);
         } else if (!solid && !strcmp(kind, "funnel")) {
             double rt = 1, rb = 0.3, h = 1;
             int seg = 24;
-            static const char* const k[] = {"top_radius", "bottom_radius", "height", "segments", NULL};
+            static const char* const k[] = {"top_radius", "bottom_radius", "height", "segments",
+                                            NULL};
             if (!alciy_getNumber(&L->y, g, "top_radius", &rt, 1e-12, BIG, 0) ||
                 !alciy_getNumber(&L->y, g, "bottom_radius", &rb, 1e-12, BIG, 0) ||
                 !alciy_getNumber(&L->y, g, "height", &h, 1e-12, BIG, 0) ||
-                !alciy_getInt(&L->y, g, "segments", &seg, 3, 100000, 0) || !alciy_checkKeys(&L->y, g, k)) {
+                !alciy_getInt(&L->y, g, "segments", &seg, 3, 100000, 0) ||
+                !alciy_checkKeys(&L->y, g, k)) {
                 return 0;
             }
             st = alci_mesh_funnel(rt, rb, h, seg, mesh);
@@ -487,7 +517,9 @@ static int readMesh(Loader* L, alciYNode* owner, int solid, alciMesh* mesh) {
                               solid ? "body" : "obstacle", kind,
                               solid ? "box, sphere, cylinder, torus" : "plane, box, bowl, funnel");
         }
-        if (st != ALC_OK) return alciy_fail(&L->y, g, "cannot generate the %s mesh (%s)", kind, alcu_statusString(st));
+        if (st != ALC_OK)
+            return alciy_fail(&L->y, g, "cannot generate the %s mesh (%s)", kind,
+                              alcu_statusString(st));
     }
     // a file whose tetrahedra are all negatively oriented uses the other convention: flip it;
     // a mix of orientations means folded (inverted) elements, which validation rejects
@@ -511,12 +543,15 @@ static int readMesh(Loader* L, alciYNode* owner, int solid, alciMesh* mesh) {
 /// Read a motion: map into a driver def.
 static int readMotion(Loader* L, alciYNode* n, alcDriverDef* dd, double** keysOut) {
     if (!alciy_expectMap(&L->y, n, "motion")) return 0;
-    static const char* const typeNames[] = {"fixed", "linear", "rotate", "keyframes", "external", NULL};
+    static const char* const typeNames[] = {"fixed",     "linear",   "rotate",
+                                            "keyframes", "external", NULL};
     static const int typeValues[] = {ALC_DRIVER_FIXED, ALC_DRIVER_LINEAR, ALC_DRIVER_ROTATE,
                                      ALC_DRIVER_KEYFRAMES, ALC_DRIVER_EXTERNAL};
-    static const char* const keys[] = {"type", "velocity", "axis", "center", "angular_speed",
-                                       "keys", "start", "end", "release", NULL};
-    if (!alciy_get(n, "type")) return alciy_fail(&L->y, n, "motion needs a type (fixed, linear, rotate, keyframes, external)");
+    static const char* const keys[] = {"type", "velocity", "axis", "center",  "angular_speed",
+                                       "keys", "start",    "end",  "release", NULL};
+    if (!alciy_get(n, "type"))
+        return alciy_fail(&L->y, n,
+                          "motion needs a type (fixed, linear, rotate, keyframes, external)");
     int ok = alciy_getEnum(&L->y, n, "type", typeNames, typeValues, &dd->type) &&
              alciy_getVec(&L->y, n, "velocity", dd->velocity, 3, 0, 0) &&
              alciy_getVec(&L->y, n, "axis", dd->axis, 3, 0, 0) &&
@@ -526,11 +561,13 @@ static int readMotion(Loader* L, alciYNode* n, alcDriverDef* dd, double** keysOu
              alciy_getNumber(&L->y, n, "end", &dd->end, 0, INFINITY, 0) &&
              alciy_getNumber(&L->y, n, "release", &dd->release, 0, INFINITY, 0);
     if (!ok) return 0;
-    if (dd->type == ALC_DRIVER_ROTATE && !alciy_get(n, "axis")) return alciy_fail(&L->y, n, "a rotate motion needs an axis");
+    if (dd->type == ALC_DRIVER_ROTATE && !alciy_get(n, "axis"))
+        return alciy_fail(&L->y, n, "a rotate motion needs an axis");
     alciYNode* keysNode = alciy_get(n, "keys");
     if (dd->type == ALC_DRIVER_KEYFRAMES) {
         if (!keysNode || keysNode->kind != ALCY_SEQ || keysNode->n == 0) {
-            return alciy_fail(&L->y, keysNode ? keysNode : n, "keyframes need keys: a list of {time, position, rotation}");
+            return alciy_fail(&L->y, keysNode ? keysNode : n,
+                              "keyframes need keys: a list of {time, position, rotation}");
         }
         double* k = (double*)calloc((size_t)keysNode->n * 8, sizeof(double));
         if (!k) return alciy_fail(&L->y, n, "out of memory");
@@ -546,7 +583,8 @@ static int readMotion(Loader* L, alciYNode* n, alcDriverDef* dd, double** keysOu
                 !readRotation(L, e, key + 4) || !alciy_checkKeys(&L->y, e, kk)) {
                 return 0;
             }
-            if (i > 0 && !(key[0] > key[-8])) return alciy_fail(&L->y, e, "keyframe times must increase");
+            if (i > 0 && !(key[0] > key[-8]))
+                return alciy_fail(&L->y, e, "keyframe times must increase");
         }
         dd->nkey = keysNode->n;
     } else if (keysNode) {
@@ -577,7 +615,8 @@ static int readSelect(Loader* L, alciYNode* n, const alciMesh* mesh, const alcBo
     double lo[3], hi[3], c[3], r = 0;
     if (box) {
         static const char* const bk[] = {"min", "max", NULL};
-        if (!alciy_expectMap(&L->y, box, "select.box") || !alciy_getVec(&L->y, box, "min", lo, 3, 0, 1) ||
+        if (!alciy_expectMap(&L->y, box, "select.box") ||
+            !alciy_getVec(&L->y, box, "min", lo, 3, 0, 1) ||
             !alciy_getVec(&L->y, box, "max", hi, 3, 0, 1) || !alciy_checkKeys(&L->y, box, bk)) {
             free(sel);
             return 0;
@@ -585,8 +624,10 @@ static int readSelect(Loader* L, alciYNode* n, const alciMesh* mesh, const alcBo
     }
     if (sph) {
         static const char* const sk[] = {"center", "radius", NULL};
-        if (!alciy_expectMap(&L->y, sph, "select.sphere") || !alciy_getVec(&L->y, sph, "center", c, 3, 0, 1) ||
-            !alciy_getNumber(&L->y, sph, "radius", &r, 0, BIG, 1) || !alciy_checkKeys(&L->y, sph, sk)) {
+        if (!alciy_expectMap(&L->y, sph, "select.sphere") ||
+            !alciy_getVec(&L->y, sph, "center", c, 3, 0, 1) ||
+            !alciy_getNumber(&L->y, sph, "radius", &r, 0, BIG, 1) ||
+            !alciy_checkKeys(&L->y, sph, sk)) {
             free(sel);
             return 0;
         }
@@ -604,7 +645,8 @@ static int readSelect(Loader* L, alciYNode* n, const alciMesh* mesh, const alcBo
             }
             if (v < 0 || v >= mesh->nvert || v != floor(v)) {
                 free(sel);
-                return alciy_fail(&L->y, idx->item[i], "vertex index %g out of range [0, %d)", v, mesh->nvert);
+                return alciy_fail(&L->y, idx->item[i], "vertex index %g out of range [0, %d)", v,
+                                  mesh->nvert);
             }
             sel[cnt++] = (int)v;
         }
@@ -613,8 +655,13 @@ static int readSelect(Loader* L, alciYNode* n, const alciMesh* mesh, const alcBo
             double w[3];
             alci_bodyTransform(bd, mesh->vert + 3 * i, w);
             int in = all;
-            if (box) in = w[0] >= lo[0] && w[0] <= hi[0] && w[1] >= lo[1] && w[1] <= hi[1] && w[2] >= lo[2] && w[2] <= hi[2];
-            if (sph) in = (w[0] - c[0]) * (w[0] - c[0]) + (w[1] - c[1]) * (w[1] - c[1]) + (w[2] - c[2]) * (w[2] - c[2]) <= r * r;
+            if (box)
+                in = w[0] >= lo[0] && w[0] <= hi[0] && w[1] >= lo[1] && w[1] <= hi[1] &&
+                     w[2] >= lo[2] && w[2] <= hi[2];
+            if (sph)
+                in = (w[0] - c[0]) * (w[0] - c[0]) + (w[1] - c[1]) * (w[1] - c[1]) +
+                         (w[2] - c[2]) * (w[2] - c[2]) <=
+                     r * r;
             if (in) sel[cnt++] = i;
         }
     }
@@ -639,12 +686,13 @@ static int addDriver(Loader* L, alciYNode* at, alcDriverDef* dd, int body, int n
 static int readBodyList(Loader* L, alciYNode* root, const char* section, int solid) {
     alciYNode* list = alciy_get(root, section);
     if (!list) return 1;
-    if (list->kind != ALCY_SEQ) return alciy_fail(&L->y, list, "%s must be a list (lines starting with '- ')", section);
-    static const char* const bodyKeys[] = {"name", "mesh", "material", "position", "rotation",
-                                           "scale", "velocity", "angular_velocity", "array",
-                                           "drivers", "motion", NULL};
-    static const char* const obstacleKeys[] = {"name", "mesh", "material", "position",
-                                               "rotation", "scale", "motion", NULL};
+    if (list->kind != ALCY_SEQ)
+        return alciy_fail(&L->y, list, "%s must be a list (lines starting with '- ')", section);
+    static const char* const bodyKeys[] = {"name",     "mesh",    "material", "position",
+                                           "rotation", "scale",   "velocity", "angular_velocity",
+                                           "array",    "drivers", "motion",   NULL};
+    static const char* const obstacleKeys[] = {"name",     "mesh",  "material", "position",
+                                               "rotation", "scale", "motion",   NULL};
     for (int bi = 0; bi < list->n; bi++) {
         alciYNode* b = list->item[bi];
         if (!alciy_expectMap(&L->y, b, solid ? "a body" : "an obstacle")) return 0;
@@ -664,7 +712,8 @@ static int readBodyList(Loader* L, alciYNode* root, const char* section, int sol
             (scaleNode && !alciy_getVec(&L->y, b, "scale", bd.scale, 3, 1, 0))) {
             return 0;
         }
-        if (scaleNode && (bd.scale[0] == 0 || bd.scale[1] == 0 || bd.scale[2] == 0)) return alciy_fail(&L->y, scaleNode, "scale must not be zero");
+        if (scaleNode && (bd.scale[0] == 0 || bd.scale[1] == 0 || bd.scale[2] == 0))
+            return alciy_fail(&L->y, scaleNode, "scale must not be zero");
         if (solid && (!alciy_getVec(&L->y, b, "velocity", bd.velocity, 3, 0, 0) ||
                       !alciy_getVec(&L->y, b, "angular_velocity", bd.angularVelocity, 3, 0, 0))) {
             return 0;
@@ -676,7 +725,8 @@ static int readBodyList(Loader* L, alciYNode* root, const char* section, int sol
             static const char* const ak[] = {"count", "spacing", NULL};
             if (!alciy_expectMap(&L->y, arr, "array") ||
                 !alciy_getIntVec(&L->y, arr, "count", count, 3, 0, 1, 100000, 1) ||
-                !alciy_getVec(&L->y, arr, "spacing", spacing, 3, 0, 1) || !alciy_checkKeys(&L->y, arr, ak)) {
+                !alciy_getVec(&L->y, arr, "spacing", spacing, 3, 0, 1) ||
+                !alciy_checkKeys(&L->y, arr, ak)) {
                 return 0;
             }
         }
@@ -704,8 +754,10 @@ static int readBodyList(Loader* L, alciYNode* root, const char* section, int sol
         for (int c = 0; c < ncopy && ok; c++) {
             int ix = c % count[0], iy = (c / count[0]) % count[1], iz = c / (count[0] * count[1]);
             char nm[256];
-            if (ncopy > 1) snprintf(nm, sizeof nm, "%s_%d", name, c);
-            else snprintf(nm, sizeof nm, "%s", name);
+            if (ncopy > 1)
+                snprintf(nm, sizeof nm, "%s_%d", name, c);
+            else
+                snprintf(nm, sizeof nm, "%s", name);
             bd.name = nm;
             bd.position[0] = base[0] + ix * spacing[0];
             bd.position[1] = base[1] + iy * spacing[1];
@@ -740,7 +792,8 @@ static int readBodyList(Loader* L, alciYNode* root, const char* section, int sol
                 const char* dname = NULL;
                 alciYNode* sel = alciy_get(dnode, "select");
                 alciYNode* mot = alciy_get(dnode, "motion");
-                if (!alciy_getString(&L->y, dnode, "name", &dname, 0) || !alciy_checkKeys(&L->y, dnode, dk)) {
+                if (!alciy_getString(&L->y, dnode, "name", &dname, 0) ||
+                    !alciy_checkKeys(&L->y, dnode, dk)) {
                     ok = 0;
                     break;
                 }
@@ -841,7 +894,8 @@ alctStatus alc_loadScene(const char* path, const alcLoadDef* def, alcModel** mod
          readSolver(&L, root) && readMaterials(&L, root) && readFriction(&L, root) &&
          readBodyList(&L, root, "bodies", 1) && readBodyList(&L, root, "obstacles", 0) &&
          alciy_checkKeys(&L.y, root, kTopKeys);
-    if (ok && !alciy_get(root, "bodies")) ok = alciy_fail(&L.y, root, "the scene has no bodies: list");
+    if (ok && !alciy_get(root, "bodies"))
+        ok = alciy_fail(&L.y, root, "the scene has no bodies: list");
     if (ok) {
         char msg[ALC_ERRLEN];
         status = alc_compileSpec(L.spec, model, msg, sizeof msg);

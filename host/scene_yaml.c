@@ -48,8 +48,10 @@ static alciYNode* newNode(Builder* b, int kind, const yaml_mark_t* mark) {
     nb->node.kind = kind;
     nb->node.line = (int)mark->line + 1;
     nb->node.col = (int)mark->column + 1;
-    if (b->last) b->last->chain = nb;
-    else b->first = nb;
+    if (b->last)
+        b->last->chain = nb;
+    else
+        b->first = nb;
     b->last = nb;
     return &nb->node;
 }
@@ -66,7 +68,8 @@ static int addAnchor(Builder* b, alciYCtx* ctx, const unsigned char* name, alciY
 /// Append child to a sequence or mapping (as the value of the pending key).
 static int appendChild(alciYCtx* ctx, alciYNode* parent, alciYNode* child, alciYNode** pendingKey) {
     if (parent->kind == ALCY_SEQ) {
-        alciYNode** it = (alciYNode**)realloc(parent->item, sizeof(alciYNode*) * (size_t)(parent->n + 1));
+        alciYNode** it =
+            (alciYNode**)realloc(parent->item, sizeof(alciYNode*) * (size_t)(parent->n + 1));
         if (!it) return alciy_fail(ctx, child, "out of memory");
         parent->item = it;
         parent->item[parent->n++] = child;
@@ -74,7 +77,8 @@ static int appendChild(alciYCtx* ctx, alciYNode* parent, alciYNode* child, alciY
     }
     // mapping: alternate key, value
     if (!*pendingKey) {
-        if (child->kind != ALCY_SCALAR) return alciy_fail(ctx, child, "mapping keys must be plain strings");
+        if (child->kind != ALCY_SCALAR)
+            return alciy_fail(ctx, child, "mapping keys must be plain strings");
         for (int i = 0; i < parent->n; i++) {
             if (strcmp(parent->key[i]->str, child->str) == 0) {
                 return alciy_fail(ctx, child, "duplicate key '%s' (first at line %d)", child->str,
@@ -84,10 +88,12 @@ static int appendChild(alciYCtx* ctx, alciYNode* parent, alciYNode* child, alciY
         *pendingKey = child;
         return 1;
     }
-    alciYNode** it = (alciYNode**)realloc(parent->item, sizeof(alciYNode*) * (size_t)(parent->n + 1));
+    alciYNode** it =
+        (alciYNode**)realloc(parent->item, sizeof(alciYNode*) * (size_t)(parent->n + 1));
     if (!it) return alciy_fail(ctx, child, "out of memory");
     parent->item = it;
-    alciYNode** ky = (alciYNode**)realloc(parent->key, sizeof(alciYNode*) * (size_t)(parent->n + 1));
+    alciYNode** ky =
+        (alciYNode**)realloc(parent->key, sizeof(alciYNode*) * (size_t)(parent->n + 1));
     if (!ky) return alciy_fail(ctx, child, "out of memory");
     parent->key = ky;
     unsigned char* us = (unsigned char*)realloc(parent->used, (size_t)(parent->n + 1));
@@ -152,8 +158,15 @@ alciYNode* alciy_load(alciYCtx* ctx, const char* path) {
                 break;
             case YAML_DOCUMENT_START_EVENT:
                 if (++docs > 1) {
-                    alciYNode at = {0, (int)ev.start_mark.line + 1, (int)ev.start_mark.column + 1,
-                                    0, NULL, 0, NULL, NULL, NULL};
+                    alciYNode at = {0,
+                                    (int)ev.start_mark.line + 1,
+                                    (int)ev.start_mark.column + 1,
+                                    0,
+                                    NULL,
+                                    0,
+                                    NULL,
+                                    NULL,
+                                    NULL};
                     ok = alciy_fail(ctx, &at, "only one YAML document per scene file");
                 }
                 break;
@@ -188,8 +201,15 @@ alciYNode* alciy_load(alciYCtx* ctx, const char* path) {
                     }
                 }
                 if (!n) {
-                    alciYNode at = {0, (int)ev.start_mark.line + 1, (int)ev.start_mark.column + 1,
-                                    0, NULL, 0, NULL, NULL, NULL};
+                    alciYNode at = {0,
+                                    (int)ev.start_mark.line + 1,
+                                    (int)ev.start_mark.column + 1,
+                                    0,
+                                    NULL,
+                                    0,
+                                    NULL,
+                                    NULL,
+                                    NULL};
                     ok = alciy_fail(ctx, &at, "unknown alias '*%s'", ev.data.alias.anchor);
                 }
                 break;
@@ -202,7 +222,8 @@ alciYNode* alciy_load(alciYCtx* ctx, const char* path) {
                         ok = alciy_fail(ctx, pending[depth], "key '%s' has no value",
                                         pending[depth]->str);
                     }
-                    if (ok && depth > 0) ok = appendChild(ctx, stack[depth - 1], closed, &pending[depth - 1]);
+                    if (ok && depth > 0)
+                        ok = appendChild(ctx, stack[depth - 1], closed, &pending[depth - 1]);
                     if (ok && depth == 0) root = closed;
                 }
                 break;
@@ -211,8 +232,10 @@ alciYNode* alciy_load(alciYCtx* ctx, const char* path) {
         }
         // attach finished scalars/aliases, push collections
         if (ok && n && (ev.type == YAML_SCALAR_EVENT || ev.type == YAML_ALIAS_EVENT)) {
-            if (depth > 0) ok = appendChild(ctx, stack[depth - 1], n, &pending[depth - 1]);
-            else root = n;
+            if (depth > 0)
+                ok = appendChild(ctx, stack[depth - 1], n, &pending[depth - 1]);
+            else
+                root = n;
         } else if (ok && n) {
             if (depth >= 128) {
                 ok = alciy_fail(ctx, n, "nesting deeper than 128 levels");
@@ -310,7 +333,8 @@ int alciy_checkKeys(alciYCtx* ctx, alciYNode* map, const char* const* known) {
             return alciy_fail(ctx, map->key[i], "unknown key '%s' (did you mean '%s'?)",
                               map->key[i]->str, best);
         }
-        return alciy_fail(ctx, map->key[i], "unknown key '%s' (allowed: %s)", map->key[i]->str, list);
+        return alciy_fail(ctx, map->key[i], "unknown key '%s' (allowed: %s)", map->key[i]->str,
+                          list);
     }
     return 1;
 }
@@ -425,7 +449,8 @@ int alciy_number(alciYCtx* ctx, alciYNode* node, double* out) {
                           node && node->kind == ALCY_SEQ ? "list" : "mapping");
     }
     const char* s = node->str;
-    if (node->quoted && !strchr(s, '$')) return alciy_fail(ctx, node, "expected a number, found the string \"%s\"", s);
+    if (node->quoted && !strchr(s, '$'))
+        return alciy_fail(ctx, node, "expected a number, found the string \"%s\"", s);
     if (strcmp(s, ".inf") == 0 || strcmp(s, ".Inf") == 0 || strcmp(s, "inf") == 0) {
         *out = INFINITY;
         return 1;
@@ -455,7 +480,8 @@ int alciy_number(alciYCtx* ctx, alciYNode* node, double* out) {
 static int checkRange(alciYCtx* ctx, alciYNode* n, const char* key, double v, double lo,
                       double hi) {
     if (v < lo || v > hi) {
-        if (isinf(hi)) return alciy_fail(ctx, n, "%s = %g is out of range (must be >= %g)", key, v, lo);
+        if (isinf(hi))
+            return alciy_fail(ctx, n, "%s = %g is out of range (must be >= %g)", key, v, lo);
         return alciy_fail(ctx, n, "%s = %g is out of range [%g, %g]", key, v, lo, hi);
     }
     return 1;
@@ -479,7 +505,8 @@ int alciy_getInt(alciYCtx* ctx, alciYNode* map, const char* key, int* out, int l
     double v;
     if (!alciy_number(ctx, n, &v)) return 0;
     double r = floor(v + 0.5);
-    if (fabs(v - r) > 1e-9 * (1 + fabs(v))) return alciy_fail(ctx, n, "%s = %g must be an integer", key, v);
+    if (fabs(v - r) > 1e-9 * (1 + fabs(v)))
+        return alciy_fail(ctx, n, "%s = %g must be an integer", key, v);
     if (!checkRange(ctx, n, key, r, lo, hi)) return 0;
     *out = (int)r;
     return 1;
@@ -571,5 +598,5 @@ int alciy_getEnum(alciYCtx* ctx, alciYNode* map, const char* key, const char* co
         int w = snprintf(list + len, sizeof list - len, "%s%s", i ? ", " : "", names[i]);
         if (w > 0 && (size_t)w < sizeof list - len) len += (size_t)w;
     }
-    return alciy_fail(ctx, n, "%s must be one of: %s", key,  list);
+    return alciy_fail(ctx, n, "%s must be one of: %s", key, list);
 }

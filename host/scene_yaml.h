@@ -11,14 +11,14 @@ enum { ALCY_SCALAR = 1, ALCY_SEQ, ALCY_MAP };
 typedef struct alciYNode_ alciYNode;
 
 struct alciYNode_ {
-    int kind;            // ALCY_SCALAR, ALCY_SEQ, ALCY_MAP
-    int line, col;       // 1-based position of the node
-    int quoted;          // scalar was quoted (never a number)
-    char* str;           // scalar text
-    int n;               // items (SEQ) or entries (MAP)
-    alciYNode** item;    // SEQ items / MAP values
-    alciYNode** key;     // MAP keys (scalars)
-    unsigned char* used; // MAP: entry consumed by the schema walk
+    int kind;             // ALCY_SCALAR, ALCY_SEQ, ALCY_MAP
+    int line, col;        // 1-based position of the node
+    int quoted;           // scalar was quoted (never a number)
+    char* str;            // scalar text
+    int n;                // items (SEQ) or entries (MAP)
+    alciYNode** item;     // SEQ items / MAP values
+    alciYNode** key;      // MAP keys (scalars)
+    unsigned char* used;  // MAP: entry consumed by the schema walk
 };
 
 /// Parsing context: file name, error buffer, parameters for expressions.
@@ -68,8 +68,7 @@ int alciy_getVec(alciYCtx* ctx, alciYNode* map, const char* key, double* out, in
 int alciy_getIntVec(alciYCtx* ctx, alciYNode* map, const char* key, int* out, int n,
                     int allowScalar, int lo, int hi, int required);
 /// String value (pointer into the tree).
-int alciy_getString(alciYCtx* ctx, alciYNode* map, const char* key, const char** out,
-                    int required);
+int alciy_getString(alciYCtx* ctx, alciYNode* map, const char* key, const char** out, int required);
 /// One of the NULL-terminated names; *out = its index.
 int alciy_getEnum(alciYCtx* ctx, alciYNode* map, const char* key, const char* const* names,
                   const int* values, int* out);

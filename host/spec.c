@@ -1,16 +1,16 @@
 // Building a model in code: the alcSpec builder and its compile step. The YAML loader
 // (host/scene.c) fills the same builder, so code-built and file-built models are one path.
-#include <float.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "alc_internal.h"
 #include "check.h"
 #include "hd/alcm_vec.h"
 #include "mesh.h"
 #include "model_xmacro.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 typedef struct {
     alcMaterialDef def;
@@ -29,9 +29,9 @@ typedef struct {
     alcDriverDef def;
     char* name;
     int body;
-    int nvert;    // 0: whole body
-    int* verts;   // local vertex indices of the body
-    double* keys; // nkey x 8
+    int nvert;     // 0: whole body
+    int* verts;    // local vertex indices of the body
+    double* keys;  // nkey x 8
 } SpecDriver;
 
 typedef struct {
@@ -183,9 +183,15 @@ void alc_deleteSpec(alcSpec* s) {
     free(s);
 }
 
-alcOption* alc_specOption(alcSpec* s) { return s ? &s->opt : NULL; }
-alcRunOption* alc_specRunOption(alcSpec* s) { return s ? &s->run : NULL; }
-const char* alc_specError(const alcSpec* s) { return s ? s->error : ""; }
+alcOption* alc_specOption(alcSpec* s) {
+    return s ? &s->opt : NULL;
+}
+alcRunOption* alc_specRunOption(alcSpec* s) {
+    return s ? &s->run : NULL;
+}
+const char* alc_specError(const alcSpec* s) {
+    return s ? s->error : "";
+}
 
 alctStatus alc_specSetNames(alcSpec* s, const char* name, const char* outDir) {
     if (!s) return ALC_ERR_INVALID_ARG;
@@ -211,16 +217,15 @@ alctStatus alc_specAddMaterial(alcSpec* s, const alcMaterialDef* def, int* index
     }
     const char* nm = def->name ? def->name : "default";
     if (def->model < 0 || def->model >= ALC_NMATMODEL) {
-        return specFail(s, ALC_ERR_INVALID_ARG, "material '%s': unknown model %d", nm,
-                        def->model);
+        return specFail(s, ALC_ERR_INVALID_ARG, "material '%s': unknown model %d", nm, def->model);
     }
     if (!(def->density > 0) || !isfinite(def->density)) {
         return specFail(s, ALC_ERR_INVALID_ARG, "material '%s': density %g must be > 0", nm,
                         def->density);
     }
     if (!(def->young > 0) || !isfinite(def->young)) {
-        return specFail(s, ALC_ERR_INVALID_ARG, "material '%s': Young's modulus %g must be > 0",
-                        nm, def->young);
+        return specFail(s, ALC_ERR_INVALID_ARG, "material '%s': Young's modulus %g must be > 0", nm,
+                        def->young);
     }
     if (!(def->poisson >= 0 && def->poisson < 0.5)) {
         return specFail(s, ALC_ERR_INVALID_ARG, "material '%s': Poisson ratio %g not in [0, 0.5)",
@@ -288,14 +293,12 @@ alctStatus alc_specAddBody(alcSpec* s, const alcBodyDef* def, int* index) {
         return specFail(s, ALC_ERR_INVALID_ARG, "body '%s': an obstacle needs triangles", nm);
     }
     if (def->material < 0) {
-        return specFail(s, ALC_ERR_INVALID_ARG, "body '%s': material index %d", nm,
-                        def->material);
+        return specFail(s, ALC_ERR_INVALID_ARG, "body '%s': material index %d", nm, def->material);
     }
     if (!finite3(def->position) || !finite3(def->scale) || !finite3(def->velocity) ||
         !finite3(def->angularVelocity) || !isfinite(def->rotation[0]) ||
         !finite3(def->rotation + 1)) {
-        return specFail(s, ALC_ERR_INVALID_ARG, "body '%s': non-finite transform or velocity",
-                        nm);
+        return specFail(s, ALC_ERR_INVALID_ARG, "body '%s': non-finite transform or velocity", nm);
     }
     double qn = sqrt(def->rotation[0] * def->rotation[0] + def->rotation[1] * def->rotation[1] +
                      def->rotation[2] * def->rotation[2] + def->rotation[3] * def->rotation[3]);
@@ -370,8 +373,8 @@ alctStatus alc_specAddDriver(alcSpec* s, const alcDriverDef* def, int body, int 
         for (int k = 0; k < def->nkey; k++) {
             for (int j = 0; j < 8; j++) {
                 if (!isfinite(def->keys[8 * k + j])) {
-                    return specFail(s, ALC_ERR_INVALID_ARG, "driver '%s': key %d not finite",
-                                    nm, k);
+                    return specFail(s, ALC_ERR_INVALID_ARG, "driver '%s': key %d not finite", nm,
+                                    k);
                 }
             }
             if (k > 0 && !(def->keys[8 * k] > def->keys[8 * (k - 1)])) {
@@ -405,8 +408,7 @@ alctStatus alc_specAddDriver(alcSpec* s, const alcDriverDef* def, int body, int 
     d->keys = def->type == ALC_DRIVER_KEYFRAMES
                   ? (double*)dupArray(def->keys, sizeof(double) * 8 * (size_t)def->nkey)
                   : NULL;
-    if (!d->name || (nvert > 0 && !d->verts) ||
-        (def->type == ALC_DRIVER_KEYFRAMES && !d->keys)) {
+    if (!d->name || (nvert > 0 && !d->verts) || (def->type == ALC_DRIVER_KEYFRAMES && !d->keys)) {
         free(d->name);
         free(d->verts);
         free(d->keys);
@@ -423,10 +425,10 @@ alctStatus alc_specAddDriver(alcSpec* s, const alcDriverDef* def, int body, int 
 // ---- compile ------------------------------------------------------------------------------
 
 typedef struct {
-    alciMesh mesh;     // transformed, compacted, with boundary triangles
-    int* edges;        // nedge x 2
+    alciMesh mesh;  // transformed, compacted, with boundary triangles
+    int* edges;     // nedge x 2
     int nedge;
-    int* localToNew;   // spec vertex index -> compacted index (or -1)
+    int* localToNew;  // spec vertex index -> compacted index (or -1)
 } BodyGeom;
 
 void alci_bodyTransform(const alcBodyDef* d, const double rest[3], double out[3]) {
@@ -529,15 +531,14 @@ static int appendName(char* names, int* pos, const char* s) {
 }
 
 static alctStatus checkOptions(const alcOption* o, char* err, int errsz) {
-#define REQ(cond, ...)                             \
-    if (!(cond)) {                                 \
-        alci_setMessage(err, errsz, __VA_ARGS__);  \
-        return ALC_ERR_SCENE;                      \
+#define REQ(cond, ...)                            \
+    if (!(cond)) {                                \
+        alci_setMessage(err, errsz, __VA_ARGS__); \
+        return ALC_ERR_SCENE;                     \
     }
     REQ(o->timestep > 0 && isfinite(o->timestep), "timestep %g must be > 0", o->timestep);
     REQ(finite3(o->gravity), "gravity must be finite");
-    REQ(o->contact >= 0 && o->contact < ALC_NCONTACTMODEL, "unknown contact model %d",
-        o->contact);
+    REQ(o->contact >= 0 && o->contact < ALC_NCONTACTMODEL, "unknown contact model %d", o->contact);
     REQ(o->delta > 0 && isfinite(o->delta), "delta %g must be > 0", o->delta);
     REQ(o->epsilon > 0 && o->epsilon < 1, "epsilon %g must be in (0, 1)", o->epsilon);
     REQ(o->kmin >= 0 && o->kmin <= 1000, "kmin %d out of range [0, 1000]", o->kmin);
@@ -553,10 +554,8 @@ static alctStatus checkOptions(const alcOption* o, char* err, int errsz) {
     REQ(o->lsMaxIter >= 1 && o->lsMaxIter <= 200, "ls_max_iter %d out of range [1, 200]",
         o->lsMaxIter);
     REQ(o->stallIters >= 1, "stall_iters %d must be >= 1", o->stallIters);
-    REQ(o->stallAlpha >= 0 && o->stallAlpha < 1, "stall_alpha %g must be in [0, 1)",
-        o->stallAlpha);
-    REQ(o->ccdRescale > 0 && o->ccdRescale < 1, "ccd_rescale %g must be in (0, 1)",
-        o->ccdRescale);
+    REQ(o->stallAlpha >= 0 && o->stallAlpha < 1, "stall_alpha %g must be in [0, 1)", o->stallAlpha);
+    REQ(o->ccdRescale > 0 && o->ccdRescale < 1, "ccd_rescale %g must be in (0, 1)", o->ccdRescale);
     REQ(o->ccdMinSep >= 0 && o->ccdMinSep < o->delta, "ccd_min_sep %g must be in [0, delta)",
         o->ccdMinSep);
     REQ(o->ccdMaxIter >= 10, "ccd_max_iter %d must be >= 10", o->ccdMaxIter);
@@ -567,8 +566,7 @@ static alctStatus checkOptions(const alcOption* o, char* err, int errsz) {
     REQ(o->newtonTol >= 0, "newton_tol %g must be >= 0", o->newtonTol);
     REQ(o->frictionEpsV > 0, "friction_eps_v %g must be > 0", o->frictionEpsV);
     REQ(o->frictionDefault >= 0, "friction default %g must be >= 0", o->frictionDefault);
-    REQ(o->ipcDhat >= 0 && o->ipcKappa >= 0 && o->ipcNewtonTol >= 0,
-        "IPC parameters must be >= 0");
+    REQ(o->ipcDhat >= 0 && o->ipcKappa >= 0 && o->ipcNewtonTol >= 0, "IPC parameters must be >= 0");
     REQ(o->penaltyScale > 0, "penalty_scale %g must be > 0", o->penaltyScale);
 #undef REQ
     return ALC_OK;
@@ -735,9 +733,12 @@ alctStatus alc_compileSpec(const alcSpec* s, alcModel** out, char* err, int errs
             double fa = s->nmat > 0 ? s->mat[a].def.friction : -1;
             double fb = s->nmat > 0 ? s->mat[b].def.friction : -1;
             double f = -1;
-            if (fa >= 0 && fb >= 0) f = fa < fb ? fa : fb;
-            else if (fa >= 0) f = fa;
-            else if (fb >= 0) f = fb;
+            if (fa >= 0 && fb >= 0)
+                f = fa < fb ? fa : fb;
+            else if (fa >= 0)
+                f = fa;
+            else if (fb >= 0)
+                f = fb;
             m->mat_friction[a * nmat + b] = f;
         }
     }
@@ -790,7 +791,8 @@ alctStatus alc_compileSpec(const alcSpec* s, alcModel** out, char* err, int errs
             }
         }
         for (int t = 0; t < g->mesh.ntet; t++) {
-            for (int k = 0; k < 4; k++) m->tet_vert[4 * (tadr + t) + k] = vadr + g->mesh.tet[4 * t + k];
+            for (int k = 0; k < 4; k++)
+                m->tet_vert[4 * (tadr + t) + k] = vadr + g->mesh.tet[4 * t + k];
             m->tet_body[tadr + t] = b;
         }
         unsigned char* used = (unsigned char*)calloc((size_t)g->mesh.nvert, 1);
@@ -825,8 +827,8 @@ alctStatus alc_compileSpec(const alcSpec* s, alcModel** out, char* err, int errs
         const int* tv = m->tet_vert + 4 * t;
         alcV3 X[4];
         for (int k = 0; k < 4; k++) X[k] = alcm_v3_load(m->vert_x0 + 3 * tv[k]);
-        alcM3 Dm = alcm_m3_cols(alcm_v3_sub(X[1], X[0]), alcm_v3_sub(X[2], X[0]),
-                                alcm_v3_sub(X[3], X[0]));
+        alcM3 Dm =
+            alcm_m3_cols(alcm_v3_sub(X[1], X[0]), alcm_v3_sub(X[2], X[0]), alcm_v3_sub(X[3], X[0]));
         alcM3 Dminv;
         double vol = alcm_m3_det(Dm) / 6.0;
         if (!(vol > 0) || !alcm_m3_inverse(Dm, &Dminv)) {
@@ -854,8 +856,8 @@ alctStatus alc_compileSpec(const alcSpec* s, alcModel** out, char* err, int errs
             prm[ALC_DP_VEL + j] = dd->velocity[j];
             prm[ALC_DP_CENTER + j] = dd->center[j];
         }
-        double an = sqrt(dd->axis[0] * dd->axis[0] + dd->axis[1] * dd->axis[1] +
-                         dd->axis[2] * dd->axis[2]);
+        double an =
+            sqrt(dd->axis[0] * dd->axis[0] + dd->axis[1] * dd->axis[1] + dd->axis[2] * dd->axis[2]);
         for (int j = 0; j < 3; j++) prm[ALC_DP_AXIS + j] = an > 0 ? dd->axis[j] / an : 0;
         prm[ALC_DP_OMEGA] = dd->angularSpeed;
         prm[ALC_DP_START] = dd->start;
@@ -881,8 +883,7 @@ alctStatus alc_compileSpec(const alcSpec* s, alcModel** out, char* err, int errs
                 alci_setMessage(err, errsz,
                                 "driver '%s': vertex %d of body '%s' already belongs to driver "
                                 "'%s'",
-                                sd->name, local, s->body[b].name,
-                                s->drv[m->vert_driver[gv]].name);
+                                sd->name, local, s->body[b].name, s->drv[m->vert_driver[gv]].name);
                 st = ALC_ERR_SCENE;
                 break;
             }

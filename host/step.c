@@ -7,10 +7,10 @@
 // their times of impact (Alg. 3) and giving MaxStepSize, x <- (1 - alpha) x + alpha xhat,
 // beta bookkeeping of Eq. 7-9, until beta <= eps. The same loop runs the penalty ablation
 // (multipliers fixed at zero) and, with no contact, plain Newton steps.
+#include "alc_internal.h"
+
 #include <math.h>
 #include <string.h>
-
-#include "alc_internal.h"
 
 /// True when friction is active anywhere in the model.
 static int frictionOn(const alcModel* m) {
@@ -25,7 +25,8 @@ static int frictionOn(const alcModel* m) {
 /// material) — or every one does under ALC_INVERSION_ALL in MaxStepSize.
 static int hasNonInvertible(const alcModel* m) {
     for (int b = 0; b < m->nbody; b++) {
-        if (m->body_type[b] == ALC_BODY_SOLID && m->mat_model[m->body_mat[b]] == ALC_MAT_NEOHOOKEAN) {
+        if (m->body_type[b] == ALC_BODY_SOLID &&
+            m->mat_model[m->body_mat[b]] == ALC_MAT_NEOHOOKEAN) {
             return 1;
         }
     }
@@ -41,12 +42,14 @@ static void tic(Timer* t, double* acc) {
     t->t0 = alci_now();
     t->acc = acc;
 }
-static void toc(Timer* t) { *t->acc += alci_now() - t->t0; }
+static void toc(Timer* t) {
+    *t->acc += alci_now() - t->t0;
+}
 
 /// SolveSubproblem, AL paper Algorithm 2: projected Newton on L with a backtracking line search
 /// (full step ends it), then the slack, multiplier and decay updates.
-static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp,
-                                  int muFromDiag, int contact, int nonInvertible, int invAll) {
+static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp, int muFromDiag,
+                                  int contact, int nonInvertible, int invAll) {
     const alcModel* m = sim->m;
     const alcOption* o = &m->opt;
     const alciBackendOps* ops = sim->be.ops;
@@ -63,7 +66,8 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         st = ops->assembleElastic(be, &aout);
         if (st == ALC_OK && muFromDiag && s->newton == 0) {
             // mu_init = C max_i (Hess E)_ii, AL paper Eq. 20; penalty ablation scales it
-            cp->mu = o->muScale * aout.maxDiag * (o->contact == ALC_CONTACT_PENALTY ? o->penaltyScale : 1);
+            cp->mu = o->muScale * aout.maxDiag *
+                     (o->contact == ALC_CONTACT_PENALTY ? o->penaltyScale : 1);
             if (!(cp->mu > 0)) cp->mu = o->muScale;
             ops->setContactParams(be, cp);
         }

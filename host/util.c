@@ -1,9 +1,9 @@
 // Small host utilities: error formatting, clocks, quaternions, warnings and logging.
+#include "alc_internal.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-
-#include "alc_internal.h"
 
 void alci_formatError(char* buf, size_t n, const char* file, int line, const char* func,
                       const char* fmt, ...) {
@@ -59,8 +59,8 @@ void alci_warn(alcSim* sim, alcData* d, alctWarning w, int info, const char* fmt
     sim->warnedOnce[w] = 1;
     if (!sim->def.log || sim->def.verbosity < 1) return;
     char buf[ALC_ERRLEN];
-    int k = snprintf(buf, sizeof buf, "%s (step %ld, further ones only counted): ",
-                     alcu_warningString(w), d->step);
+    int k = snprintf(buf, sizeof buf,
+                     "%s (step %ld, further ones only counted): ", alcu_warningString(w), d->step);
     va_list ap;
     va_start(ap, fmt);
     if (k > 0 && (size_t)k < sizeof buf) vsnprintf(buf + k, sizeof buf - (size_t)k, fmt, ap);

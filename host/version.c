@@ -9,13 +9,16 @@ int alcu_version(void) {
     return ALC_VERSION_MAJOR * 10000 + ALC_VERSION_MINOR * 100 + ALC_VERSION_PATCH;
 }
 
-const char* alcu_versionString(void) { return "0.1.0"; }
+const char* alcu_versionString(void) {
+    return "0.1.0";
+}
 
 const char* alcu_statusString(alctStatus status) {
     static const char* names[ALC_NSTATUS] = {
-        "ALC_OK",           "ALC_ERR_INVALID_ARG", "ALC_ERR_BAD_DEF",     "ALC_ERR_NOMEM",
-        "ALC_ERR_DEVICE_NOMEM", "ALC_ERR_CUDA",    "ALC_ERR_SCENE",       "ALC_ERR_CAPACITY",
-        "ALC_ERR_NO_DEVICE", "ALC_ERR_VERSION",    "ALC_ERR_IO",          "ALC_ERR_UNSUPPORTED",
+        "ALC_OK",          "ALC_ERR_INVALID_ARG",  "ALC_ERR_BAD_DEF",
+        "ALC_ERR_NOMEM",   "ALC_ERR_DEVICE_NOMEM", "ALC_ERR_CUDA",
+        "ALC_ERR_SCENE",   "ALC_ERR_CAPACITY",     "ALC_ERR_NO_DEVICE",
+        "ALC_ERR_VERSION", "ALC_ERR_IO",           "ALC_ERR_UNSUPPORTED",
         "ALC_ERR_NUMERIC"};
     if ((int)status < 0 || status >= ALC_NSTATUS) return "unknown status";
     return names[status];
@@ -23,16 +26,15 @@ const char* alcu_statusString(alctStatus status) {
 
 const char* alcu_warningString(alctWarning warning) {
     static const char* names[ALC_NWARNING] = {
-        "ALC_WARN_PCG_MAXITER", "ALC_WARN_AL_NOT_CONVERGED", "ALC_WARN_CONTACT_OVERFLOW",
-        "ALC_WARN_BAD_STATE",   "ALC_WARN_MU_INCREASE",      "ALC_WARN_LINESEARCH",
+        "ALC_WARN_PCG_MAXITER",        "ALC_WARN_AL_NOT_CONVERGED", "ALC_WARN_CONTACT_OVERFLOW",
+        "ALC_WARN_BAD_STATE",          "ALC_WARN_MU_INCREASE",      "ALC_WARN_LINESEARCH",
         "ALC_WARN_KINEMATIC_INVERSION"};
     if ((int)warning < 0 || warning >= ALC_NWARNING) return "unknown warning";
     return names[warning];
 }
 
 const char* alcu_timerString(alctTimer timer) {
-    static const char* names[ALC_NTIMER] = {"step", "hessian", "pcg", "ccd", "linesearch",
-                                            "other"};
+    static const char* names[ALC_NTIMER] = {"step", "hessian", "pcg", "ccd", "linesearch", "other"};
     if ((int)timer < 0 || timer >= ALC_NTIMER) return "unknown timer";
     return names[timer];
 }

@@ -1,14 +1,14 @@
 // Test runner: runs every registered test (or those whose name contains argv[1]) and ends with
 // "N passed, N failed, N skipped" on a line of its own.
 #define _POSIX_C_SOURCE 200809L
+#include "test_macros.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-
-#include "test_macros.h"
 
 #define MAX_TESTS 1024
 
@@ -111,9 +111,12 @@ int main(int argc, char** argv) {
                g_skip);
         if (g_notes[0]) printf("%s", g_notes);
         fflush(stdout);
-        if (r == ALC_TEST_PASS) passed++;
-        else if (r == ALC_TEST_SKIP) skipped++;
-        else failed++;
+        if (r == ALC_TEST_PASS)
+            passed++;
+        else if (r == ALC_TEST_SKIP)
+            skipped++;
+        else
+            failed++;
     }
     printf("total %.1f s\n", now() - t0);
     printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);

@@ -1,12 +1,13 @@
 // Public API: the README's hello world, defs, versions, backends, errors, NULL safety.
+#include "test_macros.h"
+
+#include "alc/alc.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "alc/alc.h"
-#include "test_macros.h"
 
 /// One soft tetrahedron above a fixed square: the README hello world, built in code.
 static alcModel* helloModel(void) {

@@ -27,60 +27,60 @@ void alct_skipReason(const char* fmt, ...) __attribute__((format(printf, 1, 2)))
 void alct_note(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /// Defines and registers a test function `static int test_<name>(void)`.
-#define ALC_TEST(name)                                                   \
-    static int test_##name(void);                                        \
-    __attribute__((constructor)) static void alct_reg_##name(void) {     \
-        alct_register(#name, __FILE__, test_##name);                     \
-    }                                                                    \
+#define ALC_TEST(name)                                               \
+    static int test_##name(void);                                    \
+    __attribute__((constructor)) static void alct_reg_##name(void) { \
+        alct_register(#name, __FILE__, test_##name);                 \
+    }                                                                \
     static int test_##name(void)
 
-#define ENSURE(c)                                                                    \
-    do {                                                                             \
-        if (!(c)) {                                                                  \
+#define ENSURE(c)                                                                     \
+    do {                                                                              \
+        if (!(c)) {                                                                   \
             fprintf(stderr, "  ENSURE failed: %s (%s:%d)\n", #c, __FILE__, __LINE__); \
-            return ALC_TEST_FAIL;                                                    \
-        }                                                                            \
+            return ALC_TEST_FAIL;                                                     \
+        }                                                                             \
     } while (0)
 
-#define ENSURE_MSG(c, ...)                                                           \
-    do {                                                                             \
-        if (!(c)) {                                                                  \
+#define ENSURE_MSG(c, ...)                                                            \
+    do {                                                                              \
+        if (!(c)) {                                                                   \
             fprintf(stderr, "  ENSURE failed: %s (%s:%d): ", #c, __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                                            \
-            fprintf(stderr, "\n");                                                   \
-            return ALC_TEST_FAIL;                                                    \
-        }                                                                            \
+            fprintf(stderr, __VA_ARGS__);                                             \
+            fprintf(stderr, "\n");                                                    \
+            return ALC_TEST_FAIL;                                                     \
+        }                                                                             \
     } while (0)
 
 /// |a - b| <= tol * ALC_TOL_SCALE
-#define ENSURE_SMALL(a, tol)                                                                 \
-    do {                                                                                     \
-        double alct_v_ = (double)(a);                                                        \
-        double alct_t_ = (double)(tol) * alct_tolScale();                                   \
-        if (!(fabs(alct_v_) <= alct_t_)) {                                                   \
+#define ENSURE_SMALL(a, tol)                                                                    \
+    do {                                                                                        \
+        double alct_v_ = (double)(a);                                                           \
+        double alct_t_ = (double)(tol)*alct_tolScale();                                         \
+        if (!(fabs(alct_v_) <= alct_t_)) {                                                      \
             fprintf(stderr, "  ENSURE_SMALL failed: |%s| = %.6g > %.6g (%s:%d)\n", #a, alct_v_, \
-                    alct_t_, __FILE__, __LINE__);                                            \
-            return ALC_TEST_FAIL;                                                            \
-        }                                                                                    \
+                    alct_t_, __FILE__, __LINE__);                                               \
+            return ALC_TEST_FAIL;                                                               \
+        }                                                                                       \
     } while (0)
 
 #define ENSURE_NEAR(a, b, tol) ENSURE_SMALL((double)(a) - (double)(b), tol)
 
 /// Status ALC_OK (0) expected; prints the status otherwise.
-#define ENSURE_OK(s)                                                                     \
-    do {                                                                                 \
-        int alct_s_ = (int)(s);                                                          \
-        if (alct_s_ != 0) {                                                              \
-            fprintf(stderr, "  ENSURE_OK failed: %s returned %d (%s:%d)\n", #s, alct_s_, \
-                    __FILE__, __LINE__);                                                 \
-            return ALC_TEST_FAIL;                                                        \
-        }                                                                                \
+#define ENSURE_OK(s)                                                                               \
+    do {                                                                                           \
+        int alct_s_ = (int)(s);                                                                    \
+        if (alct_s_ != 0) {                                                                        \
+            fprintf(stderr, "  ENSURE_OK failed: %s returned %d (%s:%d)\n", #s, alct_s_, __FILE__, \
+                    __LINE__);                                                                     \
+            return ALC_TEST_FAIL;                                                                  \
+        }                                                                                          \
     } while (0)
 
-#define SKIP_TEST(...)               \
-    do {                             \
+#define SKIP_TEST(...)                \
+    do {                              \
         alct_skipReason(__VA_ARGS__); \
-        return ALC_TEST_SKIP;        \
+        return ALC_TEST_SKIP;         \
     } while (0)
 
 #endif  // ALC_TESTS_TEST_MACROS_H_

@@ -1,12 +1,13 @@
 // Contact-free elastodynamics with known answers: free fall against the analytic implicit-Euler
 // trajectory, a pinned elastic bar oscillating without energy growth, determinism.
+#include "hd/alcm_elastic.h"
+#include "test_macros.h"
+
+#include "alc/alc.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-#include "alc/alc.h"
-#include "hd/alcm_elastic.h"
-#include "test_macros.h"
 
 /// A box body built in code: n[0] x n[1] x n[2] cells (6 tets each) of the given size.
 static int addBox(alcSpec* spec, const double size[3], const int n[3], int material,
@@ -26,7 +27,8 @@ static int addBox(alcSpec* spec, const double size[3], const int n[3], int mater
         }
     }
     // Kuhn split of each cell along its main diagonal (conforming, positive orientation)
-    static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+                                   {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
     for (int k = 0; k < n[2]; k++) {
         for (int j = 0; j < n[1]; j++) {
             for (int i = 0; i < n[0]; i++) {
@@ -90,15 +92,18 @@ ALC_TEST(physics_freeFall) {
     for (int v = 0; v < m->nvert; v++) {
         for (int k = 0; k < 3; k++) {
             double g = m->opt.gravity[k];
-            double exact = m->vert_x0[3 * v + k] + steps * h * vel[k] + h * h * g * steps * (steps + 1) / 2;
+            double exact =
+                m->vert_x0[3 * v + k] + steps * h * vel[k] + h * h * g * steps * (steps + 1) / 2;
             double cont = m->vert_x0[3 * v + k] + vel[k] * t + 0.5 * g * t * t;
             maxErr = fmax(maxErr, fabs(d->x[3 * v + k] - exact));
             maxCont = fmax(maxCont, fabs(d->x[3 * v + k] - cont));
             ENSURE_NEAR(d->v[3 * v + k], vel[k] + steps * h * g, 1e-6);
         }
     }
-    alct_note("max deviation from the discrete implicit-Euler trajectory %.3g m; from the exact "
-              "parabola %.4g m (bound g h t / 2 = %.4g m)", maxErr, maxCont, 0.5 * 9.81 * h * t);
+    alct_note(
+        "max deviation from the discrete implicit-Euler trajectory %.3g m; from the exact "
+        "parabola %.4g m (bound g h t / 2 = %.4g m)",
+        maxErr, maxCont, 0.5 * 9.81 * h * t);
     ENSURE(maxErr < 1e-7);  // PCG solves to a relative 1e-4; two Newton steps per step
     ENSURE(maxCont <= 0.5 * 9.81 * h * t + 1e-7);
     // the body kept its shape: elastic energy stays at rounding level
@@ -177,13 +182,14 @@ ALC_TEST(physics_pinnedBar) {
         }
         double scale = 0;  // energy scale: the bar's weight times its length
         for (int v = 0; v < m->nvert; v++) scale += m->vert_mass[v] * 9.81 * 1.0;
-        alct_note("model %d: tip sag %.4f m, %d velocity reversals in 1 s, energy drift max %+.3g "
-                  "min %+.3g (scale %.3g J)", models[im], yMin, reversals, emax - e0, emin - e0,
-                  scale);
+        alct_note(
+            "model %d: tip sag %.4f m, %d velocity reversals in 1 s, energy drift max %+.3g "
+            "min %+.3g (scale %.3g J)",
+            models[im], yMin, reversals, emax - e0, emin - e0, scale);
         ENSURE(yMin < -0.01 && yMin > -0.5);  // it bends under gravity
-        ENSURE(reversals >= 2);      // and oscillates
-        ENSURE(emax - e0 <= 1e-3 * scale);  // implicit Euler never gains energy
-        ENSURE(e0 - emin <= 0.9 * scale);   // and does not lose it all in one second
+        ENSURE(reversals >= 2);               // and oscillates
+        ENSURE(emax - e0 <= 1e-3 * scale);    // implicit Euler never gains energy
+        ENSURE(e0 - emin <= 0.9 * scale);     // and does not lose it all in one second
         alc_deleteSim(sim);
         alc_deleteData(d);
         alc_deleteModel(m);

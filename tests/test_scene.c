@@ -1,12 +1,13 @@
 // YAML scene loader: good files (params, presets, overrides, arrays, drivers) and every kind of
 // bad file, checking the file:line:column message.
+#include "test_macros.h"
+
+#include "alc/alc.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "alc/alc.h"
-#include "test_macros.h"
 
 static char g_dir[256];
 
@@ -168,9 +169,9 @@ static const char* kHead =
 ALC_TEST(scene_badFiles) {
     char buf[2048];
     // unknown key, with the position and a hint
-    ENSURE(expectError("e1.yaml",
-                       "materials:\n  soft: {model: snh, youngs: 1e5}\nbodies:\n  - mesh: {box: {}}\n",
-                       ALC_ERR_SCENE, "e1.yaml:2:22: unknown key 'youngs'", "youngs_modulus"));
+    ENSURE(expectError(
+        "e1.yaml", "materials:\n  soft: {model: snh, youngs: 1e5}\nbodies:\n  - mesh: {box: {}}\n",
+        ALC_ERR_SCENE, "e1.yaml:2:22: unknown key 'youngs'", "youngs_modulus"));
     // wrong type
     snprintf(buf, sizeof buf, "%sbodies:\n  - mesh: {box: {size: big}}\n", kHead);
     ENSURE(expectError("e2.yaml", buf, ALC_ERR_SCENE, "e2.yaml:4:24:", "not a number"));
@@ -185,11 +186,11 @@ ALC_TEST(scene_badFiles) {
     snprintf(buf, sizeof buf, "%sbodies:\n  - mesh: {box: {}}\n    material: steel\n", kHead);
     ENSURE(expectError("e5.yaml", buf, ALC_ERR_SCENE, "e5.yaml:5:15:", "unknown material 'steel'"));
     // YAML syntax error
-    ENSURE(expectError("e6.yaml", "bodies:\n  - mesh: {box: {]\n", ALC_ERR_SCENE, "e6.yaml:2:",
-                       "YAML syntax error"));
+    ENSURE(expectError("e6.yaml", "bodies:\n  - mesh: {box: {]\n", ALC_ERR_SCENE,
+                       "e6.yaml:2:", "YAML syntax error"));
     // duplicate key
-    ENSURE(expectError("e7.yaml", "name: a\nname: b\nbodies: []\n", ALC_ERR_SCENE, "e7.yaml:2:1:",
-                       "duplicate key 'name'"));
+    ENSURE(expectError("e7.yaml", "name: a\nname: b\nbodies: []\n", ALC_ERR_SCENE,
+                       "e7.yaml:2:1:", "duplicate key 'name'"));
     // unknown parameter in an expression
     snprintf(buf, sizeof buf, "%sbodies:\n  - mesh: {box: {cells: $n * 2}}\n", kHead);
     ENSURE(expectError("e8.yaml", buf, ALC_ERR_SCENE, "e8.yaml:4:25:", "unknown parameter '$n'"));
@@ -200,7 +201,8 @@ ALC_TEST(scene_badFiles) {
     ENSURE(expectError("e10.yaml", "name: empty\n", ALC_ERR_SCENE, "e10.yaml", "no bodies"));
     // unknown mesh kind
     snprintf(buf, sizeof buf, "%sbodies:\n  - mesh: {cube: {}}\n", kHead);
-    ENSURE(expectError("e11.yaml", buf, ALC_ERR_SCENE, "e11.yaml:4:12:", "unknown body mesh kind 'cube'"));
+    ENSURE(expectError("e11.yaml", buf, ALC_ERR_SCENE,
+                       "e11.yaml:4:12:", "unknown body mesh kind 'cube'"));
     // an empty driver selection
     snprintf(buf, sizeof buf,
              "%sbodies:\n  - mesh: {box: {}}\n    drivers:\n      - select: {box: {min: [5, 5, 5], "
@@ -208,7 +210,8 @@ ALC_TEST(scene_badFiles) {
              kHead);
     ENSURE(expectError("e12.yaml", buf, ALC_ERR_SCENE, "e12.yaml:6:", "no vertices"));
     // a mapping where a list is expected
-    ENSURE(expectError("e13.yaml", "bodies: {a: 1}\n", ALC_ERR_SCENE, "e13.yaml:1:9:", "must be a list"));
+    ENSURE(expectError("e13.yaml", "bodies: {a: 1}\n", ALC_ERR_SCENE,
+                       "e13.yaml:1:9:", "must be a list"));
     // a file that does not exist
     alcModel* m = NULL;
     char err[512];

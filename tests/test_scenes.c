@@ -2,17 +2,18 @@
 // (host/check.c: exact predicates, no solver code), plus the AL paper's behavioural claims:
 // no tunnelling at 100 m/s, free motion preserved (§4.4), moving boundaries within Eq. 21,
 // volume recovery after release, the iteration cap.
+#include "check.h"
+#include "hd/alcm_vec.h"
+#include "test_macros.h"
+
+#include "alc/alc.h"
+
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "alc/alc.h"
-#include "check.h"
-#include "hd/alcm_vec.h"
-#include "test_macros.h"
 
 typedef struct {
     alcModel* m;
@@ -102,7 +103,8 @@ static double bodyVolume(const alcModel* m, const double* x, int b) {
         alcV3 a = alcm_v3_load(x + 3 * tv[0]);
         v += alcm_v3_triple(alcm_v3_sub(alcm_v3_load(x + 3 * tv[1]), a),
                             alcm_v3_sub(alcm_v3_load(x + 3 * tv[2]), a),
-                            alcm_v3_sub(alcm_v3_load(x + 3 * tv[3]), a)) / 6;
+                            alcm_v3_sub(alcm_v3_load(x + 3 * tv[3]), a)) /
+             6;
     }
     return v;
 }
@@ -147,13 +149,14 @@ ALC_TEST(scenes_allCleanAtEveryStep) {
             ok = checkState(&r);
         }
         const alcRunStat* rs = &r.d->run;
-        alct_note("%-18s %5d tets %4ld steps: Newton %.2f (peak %d), CG %.1f (peak %d), contacts "
-                  "%.0f (peak %d), alpha %.3f, capped %ld, %.3f s/step",
-                  names[i], r.m->ntet, rs->steps, rs->steps ? (double)rs->newton / rs->steps : 0,
-                  rs->newtonMax, rs->newton ? (double)rs->cgTotal / rs->newton : 0, rs->cgMax,
-                  rs->newton ? rs->contactsSum / rs->newton : 0, rs->contactsMax,
-                  rs->outer ? rs->alphaSum / rs->outer : 0, rs->capped,
-                  rs->steps ? rs->time[ALC_TIMER_STEP] / rs->steps : 0);
+        alct_note(
+            "%-18s %5d tets %4ld steps: Newton %.2f (peak %d), CG %.1f (peak %d), contacts "
+            "%.0f (peak %d), alpha %.3f, capped %ld, %.3f s/step",
+            names[i], r.m->ntet, rs->steps, rs->steps ? (double)rs->newton / rs->steps : 0,
+            rs->newtonMax, rs->newton ? (double)rs->cgTotal / rs->newton : 0, rs->cgMax,
+            rs->newton ? rs->contactsSum / rs->newton : 0, rs->contactsMax,
+            rs->outer ? rs->alphaSum / rs->outer : 0, rs->capped,
+            rs->steps ? rs->time[ALC_TIMER_STEP] / rs->steps : 0);
         // the steps end within the iteration cap
         if (ok && rs->capped != 0) {
             fprintf(stderr, "  %s: %ld steps hit the iteration cap\n", rel, rs->capped);
@@ -175,16 +178,20 @@ ALC_TEST(scenes_noTunnellingAt100ms) {
     for (int s = 0; s < r.m->run.steps; s++) {
         ENSURE_OK(alc_step(r.sim, r.d));
         // every vertex of the ball stays on the launch side of the plate (y = 0)
-        for (int v = r.m->body_vertadr[ball]; v < r.m->body_vertadr[ball] + r.m->body_vertnum[ball]; v++) {
+        for (int v = r.m->body_vertadr[ball]; v < r.m->body_vertadr[ball] + r.m->body_vertnum[ball];
+             v++) {
             minY = fmin(minY, r.d->x[3 * v + 1]);
         }
         ENSURE(checkState(&r));
     }
-    for (int v = r.m->body_vertadr[ball]; v < r.m->body_vertadr[ball] + r.m->body_vertnum[ball]; v++) {
+    for (int v = r.m->body_vertadr[ball]; v < r.m->body_vertadr[ball] + r.m->body_vertnum[ball];
+         v++) {
         vyEnd += r.d->x[3 * v + 1] / r.m->body_vertnum[ball];
     }
-    alct_note("lowest ball vertex over the run: y = %.3g m (plate at 0); ball centre at the end "
-              "y = %.3f m (started at 0.5 m moving down at 100 m/s)", minY, vyEnd);
+    alct_note(
+        "lowest ball vertex over the run: y = %.3g m (plate at 0); ball centre at the end "
+        "y = %.3f m (started at 0.5 m moving down at 100 m/s)",
+        minY, vyEnd);
     ENSURE(minY > 0);
     ENSURE(vyEnd > 0.1);  // it bounced back and rests on the plate, not below it
     closeScene(&r);
@@ -221,8 +228,10 @@ ALC_TEST(scenes_freeBodyKeepsItsMotion) {
             if (fabs(full) > 1e-6) worst = fmin(worst, got / full);
         }
     }
-    alct_note("worst fraction of the free motion kept: %.6f (bound 1 - eps = %.6f); %d of 40 "
-              "steps had alpha < 0.5 in the pile", worst, 1 - eps, busy);
+    alct_note(
+        "worst fraction of the free motion kept: %.6f (bound 1 - eps = %.6f); %d of 40 "
+        "steps had alpha < 0.5 in the pile",
+        worst, 1 - eps, busy);
     ENSURE(busy > 0);  // the contact region did limit alpha
     ENSURE(worst >= 1 - eps - 1e-6);
     closeScene(&r);
@@ -253,7 +262,8 @@ ALC_TEST(scenes_movingBoundaryError) {
         }
     }
     free(prev);
-    alct_note("moving-boundary error / Eq. 21 bound: worst %.3g over %d vertex-steps", worstRatio, nkin);
+    alct_note("moving-boundary error / Eq. 21 bound: worst %.3g over %d vertex-steps", worstRatio,
+              nkin);
     ENSURE(nkin > 0);
     ENSURE(worstRatio <= 1);
     closeScene(&r);
@@ -277,11 +287,13 @@ ALC_TEST(scenes_volumeRecoveryAfterRelease) {
             }
         }
     }
-    alct_note("smallest volume ratio under the press %.4f; after release every ball within "
-              "%.3f%% of its rest volume", minRatio, 100 * worstEnd);
+    alct_note(
+        "smallest volume ratio under the press %.4f; after release every ball within "
+        "%.3f%% of its rest volume",
+        minRatio, 100 * worstEnd);
     ENSURE(nb >= 4);
-    ENSURE(minRatio < 0.99);    // the press did compress them
-    ENSURE(worstEnd < 0.01);    // and they recovered
+    ENSURE(minRatio < 0.99);  // the press did compress them
+    ENSURE(worstEnd < 0.01);  // and they recovered
     closeScene(&r);
     return ALC_TEST_PASS;
 }

@@ -1,5 +1,6 @@
-#include "alc/alc.h"
 #include "test_macros.h"
+
+#include "alc/alc.h"
 
 ALC_TEST(version) {
     ENSURE(alcu_version() == ALC_VERSION_HEADER);

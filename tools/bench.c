@@ -1,14 +1,14 @@
 // alcove bench: the AL paper's Table 1 row for a scene (one or several contact models, side by
 // side with ratios), and the benchmark table that `make bench` runs and records.
+#include "cli.h"
+#include "io_atomic.h"
+#include "stats_writer.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "cli.h"
-#include "io_atomic.h"
-#include "stats_writer.h"
 
 /// The benchmark table: every scene at the size given by its preset ("" = CI size).
 typedef struct {
@@ -76,7 +76,8 @@ static BenchResult runOnce(const alcCliScene* s, int contact, int steps, int rep
         if (st == ALC_OK) st = alc_makeSim(m, &def, &sim);
         for (int k = 0; st == ALC_OK && k < n; k++) st = alc_step(sim, d);
         if (st != ALC_OK) {
-            fprintf(stderr, "alcove bench: %s: %s\n", s->scene, sim ? alc_lastError(sim) : alcu_statusString(st));
+            fprintf(stderr, "alcove bench: %s: %s\n", s->scene,
+                    sim ? alc_lastError(sim) : alcu_statusString(st));
         } else if (!best.ok || d->run.time[ALC_TIMER_STEP] < best.run.time[ALC_TIMER_STEP]) {
             best.run = d->run;
             best.ntet = m->ntet;
@@ -116,9 +117,12 @@ static void machineName(char* buf, size_t n, char* slug, size_t ns) {
     size_t k = 0;
     for (const char* p = cpu; *p && k + 1 < ns; p++) {
         char c = *p;
-        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) slug[k++] = c;
-        else if (c >= 'A' && c <= 'Z') slug[k++] = (char)(c - 'A' + 'a');
-        else if (k > 0 && slug[k - 1] != '-') slug[k++] = '-';
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+            slug[k++] = c;
+        else if (c >= 'A' && c <= 'Z')
+            slug[k++] = (char)(c - 'A' + 'a');
+        else if (k > 0 && slug[k - 1] != '-')
+            slug[k++] = '-';
     }
     while (k > 0 && slug[k - 1] == '-') k--;
     snprintf(slug + k, ns - k, "-%ldc", cores);
@@ -147,8 +151,10 @@ static int benchScene(const alcCliScene* s, const char* label, int steps, int re
             continue;
         }
         char name[256];
-        if (nmodel > 1) snprintf(name, sizeof name, "%s [%s]", label, alc_cliContactName(models[i]));
-        else snprintf(name, sizeof name, "%s", label);
+        if (nmodel > 1)
+            snprintf(name, sizeof name, "%s [%s]", label, alc_cliContactName(models[i]));
+        else
+            snprintf(name, sizeof name, "%s", label);
         printRow(stdout, name, m, &res[i].run);
         if (rec) printRow(rec, name, m, &res[i].run);
     }
@@ -157,16 +163,22 @@ static int benchScene(const alcCliScene* s, const char* label, int steps, int re
         if (!res[i].ok) continue;
         const alcRunStat* a = &res[0].run;
         const alcRunStat* b = &res[i].run;
-        double na = a->steps ? (double)a->newton / a->steps : 0, nb = b->steps ? (double)b->newton / b->steps : 0;
-        double ca = a->newton ? (double)a->cgTotal / a->newton : 0, cb = b->newton ? (double)b->cgTotal / b->newton : 0;
-        double ta = a->steps ? a->time[ALC_TIMER_STEP] / a->steps : 0, tb = b->steps ? b->time[ALC_TIMER_STEP] / b->steps : 0;
+        double na = a->steps ? (double)a->newton / a->steps : 0,
+               nb = b->steps ? (double)b->newton / b->steps : 0;
+        double ca = a->newton ? (double)a->cgTotal / a->newton : 0,
+               cb = b->newton ? (double)b->cgTotal / b->newton : 0;
+        double ta = a->steps ? a->time[ALC_TIMER_STEP] / a->steps : 0,
+               tb = b->steps ? b->time[ALC_TIMER_STEP] / b->steps : 0;
         char line[512];
-        int k = snprintf(line, sizeof line, "ratio %s/%s: Newton %.2fx, CG per solve %.2fx, time per step %.2fx",
+        int k = snprintf(line, sizeof line,
+                         "ratio %s/%s: Newton %.2fx, CG per solve %.2fx, time per step %.2fx",
                          alc_cliContactName(models[i]), alc_cliContactName(models[0]),
                          na > 0 ? nb / na : 0, ca > 0 ? cb / ca : 0, ta > 0 ? tb / ta : 0);
-        for (int t = ALC_TIMER_HESSIAN; t <= ALC_TIMER_OTHER && k > 0 && (size_t)k < sizeof line; t++) {
+        for (int t = ALC_TIMER_HESSIAN; t <= ALC_TIMER_OTHER && k > 0 && (size_t)k < sizeof line;
+             t++) {
             double pa = a->time[t], pb = b->time[t];
-            k += snprintf(line + k, sizeof line - (size_t)k, ", %s %.2fx", alcu_timerString((alctTimer)t), pa > 0 ? pb / pa : 0);
+            k += snprintf(line + k, sizeof line - (size_t)k, ", %s %.2fx",
+                          alcu_timerString((alctTimer)t), pa > 0 ? pb / pa : 0);
         }
         printf("%s\n", line);
         if (rec) fprintf(rec, "%s\n", line);
@@ -200,7 +212,8 @@ int alc_cmdBench(int argc, char** argv) {
             for (char* tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
                 int c = alc_cliContact(tok);
                 if (c < 0 || c == ALC_CONTACT_NONE || nmodel >= ALC_NCONTACTMODEL) {
-                    fprintf(stderr, "alcove bench: unknown contact model '%s' (al, ipc, penalty)\n", tok);
+                    fprintf(stderr, "alcove bench: unknown contact model '%s' (al, ipc, penalty)\n",
+                            tok);
                     return ALC_EXIT_USAGE;
                 }
                 models[nmodel++] = c;
@@ -267,9 +280,14 @@ int alc_cmdBench(int argc, char** argv) {
             snprintf(path, sizeof path, "%s/%s/%s.csv", record, slug, kTable[i].name);
             rec = fopen(path, "w");
             if (rec) {
-                fprintf(rec, "# machine: %s\n# date: %s\n# command: alcove bench --only %s --steps %d%s%s --backend %s\n",
+                fprintf(rec,
+                        "# machine: %s\n# date: %s\n# command: alcove bench --only %s --steps "
+                        "%d%s%s --backend %s\n",
                         machine, date, kTable[i].name, steps, e.preset ? " --preset " : "",
-                        e.preset ? e.preset : "", s.backend == ALC_BACKEND_CUDA ? "cuda" : (s.backend == ALC_BACKEND_REF ? "ref" : "auto"));
+                        e.preset ? e.preset : "",
+                        s.backend == ALC_BACKEND_CUDA
+                            ? "cuda"
+                            : (s.backend == ALC_BACKEND_REF ? "ref" : "auto"));
             }
         }
         printf("\n== %s (%s, %d steps)\n", kTable[i].name, kTable[i].scene, steps);

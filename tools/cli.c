@@ -81,8 +81,10 @@ int alc_cliSceneOption(alcCliScene* s, int argc, char** argv, int* i) {
         s->nparam++;
         return 1;
     }
-    if ((v = optValue(argc, argv, i, "--steps"))) return *v ? parseInt(v, "--steps", 0, &s->steps) : -1;
-    if ((v = optValue(argc, argv, i, "--threads"))) return *v ? parseInt(v, "--threads", 0, &s->threads) : -1;
+    if ((v = optValue(argc, argv, i, "--steps")))
+        return *v ? parseInt(v, "--steps", 0, &s->steps) : -1;
+    if ((v = optValue(argc, argv, i, "--threads")))
+        return *v ? parseInt(v, "--threads", 0, &s->threads) : -1;
     if ((v = optValue(argc, argv, i, "--backend"))) {
         if (!*v) return -1;
         s->backend = alc_cliBackend(v);

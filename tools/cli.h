@@ -2,16 +2,16 @@
 #ifndef ALC_TOOLS_CLI_H_
 #define ALC_TOOLS_CLI_H_
 
-#include <stdio.h>
-
 #include "alc/alc.h"
+
+#include <stdio.h>
 
 /// Exit codes of every subcommand.
 enum {
-    ALC_EXIT_OK = 0,        ///< success (check: clean; ccd-check: no false negative)
-    ALC_EXIT_FAIL = 1,      ///< runtime failure, or a check that found a violation
-    ALC_EXIT_USAGE = 2,     ///< bad command line or bad input (scene, mesh, files)
-    ALC_EXIT_INTERRUPT = 130///< stopped by Ctrl-C after finishing the current step
+    ALC_EXIT_OK = 0,          ///< success (check: clean; ccd-check: no false negative)
+    ALC_EXIT_FAIL = 1,        ///< runtime failure, or a check that found a violation
+    ALC_EXIT_USAGE = 2,       ///< bad command line or bad input (scene, mesh, files)
+    ALC_EXIT_INTERRUPT = 130  ///< stopped by Ctrl-C after finishing the current step
 };
 
 /// Scene selection and overrides common to run and bench.
@@ -22,10 +22,10 @@ typedef struct {
     const char* paramName[64];
     double paramValue[64];
     char paramStore[64][64];
-    int steps;          ///< -1: the scene's
-    int backend;        ///< alctBackend
-    int threads;        ///< 0: default
-    int contact;        ///< -1: the scene's, else alctContactModel
+    int steps;    ///< -1: the scene's
+    int backend;  ///< alctBackend
+    int threads;  ///< 0: default
+    int contact;  ///< -1: the scene's, else alctContactModel
 } alcCliScene;
 
 void alc_cliSceneInit(alcCliScene* s);

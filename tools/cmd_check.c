@@ -1,11 +1,11 @@
 // alcove check OUTDIR: the independent checker (host/check.c) over every saved state of a run.
-#include <dirent.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "check.h"
 #include "cli.h"
 #include "state_io.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int cmpStr(const void* a, const void* b) {
     return strcmp(*(const char* const*)a, *(const char* const*)b);
@@ -16,12 +16,13 @@ int alc_cmdCheck(int argc, char** argv) {
     int quiet = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("usage: alcove check OUTDIR [--quiet]\n\n"
-                   "Reads OUTDIR/topology.alct and every OUTDIR/states/state_*.alcs written by\n"
-                   "'alcove run', and checks each state with exact predicates, independently of\n"
-                   "the solver: no inverted tetrahedron, no surface edge meeting a surface\n"
-                   "triangle (across and within bodies), no NaN or Inf. Prints the first offending\n"
-                   "frame and primitives, or \"clean\". Exit 0 clean, 1 violations, 2 bad input.\n");
+            printf(
+                "usage: alcove check OUTDIR [--quiet]\n\n"
+                "Reads OUTDIR/topology.alct and every OUTDIR/states/state_*.alcs written by\n"
+                "'alcove run', and checks each state with exact predicates, independently of\n"
+                "the solver: no inverted tetrahedron, no surface edge meeting a surface\n"
+                "triangle (across and within bodies), no NaN or Inf. Prints the first offending\n"
+                "frame and primitives, or \"clean\". Exit 0 clean, 1 violations, 2 bad input.\n");
             return ALC_EXIT_OK;
         } else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
             quiet = 1;
@@ -51,13 +52,16 @@ int alc_cmdCheck(int argc, char** argv) {
         return ALC_EXIT_USAGE;
     }
     unsigned char* obstacle = (unsigned char*)calloc((size_t)topo.nbody + 1, 1);
-    for (int b = 0; obstacle && b < topo.nbody; b++) obstacle[b] = topo.body_type[b] == ALC_BODY_OBSTACLE;
+    for (int b = 0; obstacle && b < topo.nbody; b++)
+        obstacle[b] = topo.body_type[b] == ALC_BODY_OBSTACLE;
     char** names = NULL;
     int n = 0, cap = 0;
     struct dirent* e;
     while ((e = readdir(d))) {
         size_t len = strlen(e->d_name);
-        if (strncmp(e->d_name, "state_", 6) != 0 || len < 6 || strcmp(e->d_name + len - 5, ".alcs") != 0) continue;
+        if (strncmp(e->d_name, "state_", 6) != 0 || len < 6 ||
+            strcmp(e->d_name + len - 5, ".alcs") != 0)
+            continue;
         if (n >= cap) {
             cap = cap ? 2 * cap : 256;
             char** nn = (char**)realloc(names, sizeof(char*) * (size_t)cap);
@@ -86,7 +90,8 @@ int alc_cmdCheck(int argc, char** argv) {
             break;
         }
         if (nvert != topo.nvert) {
-            fprintf(stderr, "alcove check: %s has %d vertices, the topology %d\n", sp, nvert, topo.nvert);
+            fprintf(stderr, "alcove check: %s has %d vertices, the topology %d\n", sp, nvert,
+                    topo.nvert);
             free(x);
             free(v);
             code = ALC_EXIT_USAGE;
@@ -122,8 +127,11 @@ int alc_cmdCheck(int argc, char** argv) {
         }
     }
     if (code == ALC_EXIT_OK) {
-        if (!quiet) printf("clean: %d states checked (%d tetrahedra, %d triangles, %d edges)\n", checked, topo.ntet, topo.ntri, topo.nedge);
-        else printf("clean\n");
+        if (!quiet)
+            printf("clean: %d states checked (%d tetrahedra, %d triangles, %d edges)\n", checked,
+                   topo.ntet, topo.ntri, topo.nedge);
+        else
+            printf("clean\n");
     }
     for (int i = 0; i < n; i++) free(names[i]);
     free(names);

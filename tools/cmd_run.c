@@ -1,17 +1,17 @@
 // alcove run: simulate a scene and write frames, exact states, statistics and a summary.
-#include <dirent.h>
-#include <signal.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
-
 #include "cli.h"
 #include "frame_writer.h"
 #include "io_atomic.h"
 #include "progress.h"
 #include "state_io.h"
 #include "stats_writer.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 static volatile sig_atomic_t g_stop = 0;
 
@@ -21,32 +21,33 @@ static void onSignal(int sig) {
 }
 
 static void runUsage(FILE* out) {
-    fprintf(out,
-            "usage: alcove run SCENE [options]\n"
-            "\n"
-            "Simulate SCENE (a YAML file, docs/scene-format.md). Writes into OUTDIR:\n"
-            "  frames/frame_NNNNNN.vtu + frames.pvd   boundary surfaces (or .ply with --frames ply)\n"
-            "  states/state_NNNNNN.alcs + topology.alct  exact binary states for 'alcove check'\n"
-            "  stats.csv (or stats.jsonl)              one line of statistics per step\n"
-            "  contacts/contacts_NNNNNN.csv            contact pairs and forces (--contacts)\n"
-            "  summary.txt, run.json                   end-of-run summary and run metadata\n"
-            "\n"
-            "options:\n"
-            "  --steps N          number of steps (default: the scene's run.steps)\n"
-            "  --out DIR          output folder (default: the scene's run.output, else out/NAME)\n"
-            "  --backend B        ref, cuda or auto (default auto: cuda when a device is usable)\n"
-            "  --preset P         use the parameter preset P of the scene (e.g. full)\n"
-            "  --set NAME=VALUE   override a scene parameter (repeatable)\n"
-            "  --contact M        al, ipc, penalty or none (default: the scene's)\n"
-            "  --threads N        CPU threads of the reference backend (default: all)\n"
-            "  --frames F         vtu, ply or none (default: the scene's run.frames)\n"
-            "  --every K          write a frame every K steps (default: the scene's)\n"
-            "  --contacts         also write the contact pairs with every frame\n"
-            "  --no-states        do not write the exact states (alcove check needs them)\n"
-            "  --sync             fsync every file (survives power loss; slower)\n"
-            "  --quiet            no progress bar and no summary\n"
-            "  --verbose, -v      log every solver iteration (alpha, active pairs, mu)\n"
-            "  -h, --help         this text\n");
+    fprintf(
+        out,
+        "usage: alcove run SCENE [options]\n"
+        "\n"
+        "Simulate SCENE (a YAML file, docs/scene-format.md). Writes into OUTDIR:\n"
+        "  frames/frame_NNNNNN.vtu + frames.pvd   boundary surfaces (or .ply with --frames ply)\n"
+        "  states/state_NNNNNN.alcs + topology.alct  exact binary states for 'alcove check'\n"
+        "  stats.csv (or stats.jsonl)              one line of statistics per step\n"
+        "  contacts/contacts_NNNNNN.csv            contact pairs and forces (--contacts)\n"
+        "  summary.txt, run.json                   end-of-run summary and run metadata\n"
+        "\n"
+        "options:\n"
+        "  --steps N          number of steps (default: the scene's run.steps)\n"
+        "  --out DIR          output folder (default: the scene's run.output, else out/NAME)\n"
+        "  --backend B        ref, cuda or auto (default auto: cuda when a device is usable)\n"
+        "  --preset P         use the parameter preset P of the scene (e.g. full)\n"
+        "  --set NAME=VALUE   override a scene parameter (repeatable)\n"
+        "  --contact M        al, ipc, penalty or none (default: the scene's)\n"
+        "  --threads N        CPU threads of the reference backend (default: all)\n"
+        "  --frames F         vtu, ply or none (default: the scene's run.frames)\n"
+        "  --every K          write a frame every K steps (default: the scene's)\n"
+        "  --contacts         also write the contact pairs with every frame\n"
+        "  --no-states        do not write the exact states (alcove check needs them)\n"
+        "  --sync             fsync every file (survives power loss; slower)\n"
+        "  --quiet            no progress bar and no summary\n"
+        "  --verbose, -v      log every solver iteration (alpha, active pairs, mu)\n"
+        "  -h, --help         this text\n");
 }
 
 /// Remove files of a previous run that this run will not overwrite (our patterns only).
@@ -70,15 +71,16 @@ static int writeContacts(const char* path, alcSim* sim, char* err, int errsz) {
     alc_getContacts(sim, &c, &n);
     alciFile f;
     if (alci_file_open(&f, path, err, errsz) != ALC_OK) return 0;
-    alci_file_printf(&f, "type,v0,v1,v2,v3,body0,body1,distance,nx,ny,nz,normal_force,"
-                         "friction_x,friction_y,friction_z,lambda,gamma\n");
+    alci_file_printf(&f,
+                     "type,v0,v1,v2,v3,body0,body1,distance,nx,ny,nz,normal_force,"
+                     "friction_x,friction_y,friction_z,lambda,gamma\n");
     for (int i = 0; i < n; i++) {
         const alcContact* k = &c[i];
-        alci_file_printf(&f, "%s,%d,%d,%d,%d,%d,%d,%.17g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n",
-                         k->type == 0 ? "pt" : "ee", k->vert[0], k->vert[1], k->vert[2], k->vert[3],
-                         k->body[0], k->body[1], k->distance, k->normal[0], k->normal[1],
-                         k->normal[2], k->normalForce, k->frictionForce[0], k->frictionForce[1],
-                         k->frictionForce[2], k->lambda, k->gamma);
+        alci_file_printf(
+            &f, "%s,%d,%d,%d,%d,%d,%d,%.17g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n",
+            k->type == 0 ? "pt" : "ee", k->vert[0], k->vert[1], k->vert[2], k->vert[3], k->body[0],
+            k->body[1], k->distance, k->normal[0], k->normal[1], k->normal[2], k->normalForce,
+            k->frictionForce[0], k->frictionForce[1], k->frictionForce[2], k->lambda, k->gamma);
     }
     return alci_file_commit(&f, err, errsz) == ALC_OK;
 }
@@ -102,9 +104,10 @@ static int writeFrame(Writer* w, alcSim* sim, const alcData* d, long idx) {
         char rel[256];
         snprintf(rel, sizeof rel, "frames/frame_%06ld.%s", idx, ext);
         snprintf(path, sizeof path, "%s/%s", w->out, rel);
-        alctStatus st = w->format == ALC_FRAMES_VTU
-                            ? alci_frame_writeVtu(path, w->m, d->x, d->v, d->time, 1, err, sizeof err)
-                            : alci_frame_writePly(path, w->m, d->x, err, sizeof err);
+        alctStatus st =
+            w->format == ALC_FRAMES_VTU
+                ? alci_frame_writeVtu(path, w->m, d->x, d->v, d->time, 1, err, sizeof err)
+                : alci_frame_writePly(path, w->m, d->x, err, sizeof err);
         if (st != ALC_OK) {
             fprintf(stderr, "alcove: %s\n", err);
             return 0;
@@ -137,7 +140,8 @@ static int writeFrame(Writer* w, alcSim* sim, const alcData* d, long idx) {
     }
     if (w->states) {
         snprintf(path, sizeof path, "%s/states/state_%06ld.alcs", w->out, idx);
-        if (alci_state_write(path, d->step, d->time, d->nvert, d->x, d->v, err, sizeof err) != ALC_OK) {
+        if (alci_state_write(path, d->step, d->time, d->nvert, d->x, d->v, err, sizeof err) !=
+            ALC_OK) {
             fprintf(stderr, "alcove: %s\n", err);
             return 0;
         }
@@ -164,13 +168,16 @@ static int writeRunJson(const char* out, const alcCliScene* s, const alcModel* m
     time_t now = time(NULL);
     char date[64];
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    alci_file_printf(&f, "{\"alcove\": \"%s\", \"date\": \"%s\", \"scene\": \"%s\", \"name\": \"%s\",\n",
-                     alcu_versionString(), date, s->scene, alc_sceneName(m));
-    alci_file_printf(&f, " \"backend\": \"%s\", \"contact\": \"%s\", \"steps\": %d, \"time_step\": %.17g,\n",
-                     alc_simBackend(sim) == ALC_BACKEND_CUDA ? "cuda" : "ref",
-                     alc_cliContactName(m->opt.contact), steps, m->opt.timestep);
-    alci_file_printf(&f, " \"vertices\": %d, \"tetrahedra\": %d, \"surface_triangles\": %d, \"bodies\": %d,\n",
-                     m->nvert, m->ntet, m->ntri, m->nbody);
+    alci_file_printf(
+        &f, "{\"alcove\": \"%s\", \"date\": \"%s\", \"scene\": \"%s\", \"name\": \"%s\",\n",
+        alcu_versionString(), date, s->scene, alc_sceneName(m));
+    alci_file_printf(
+        &f, " \"backend\": \"%s\", \"contact\": \"%s\", \"steps\": %d, \"time_step\": %.17g,\n",
+        alc_simBackend(sim) == ALC_BACKEND_CUDA ? "cuda" : "ref",
+        alc_cliContactName(m->opt.contact), steps, m->opt.timestep);
+    alci_file_printf(
+        &f, " \"vertices\": %d, \"tetrahedra\": %d, \"surface_triangles\": %d, \"bodies\": %d,\n",
+        m->nvert, m->ntet, m->ntri, m->nbody);
     alci_file_printf(&f, " \"command\": [");
     for (int i = 0; i < argc; i++) alci_file_printf(&f, "%s\"%s\"", i ? ", " : "", argv[i]);
     alci_file_printf(&f, "]}\n");
@@ -200,7 +207,10 @@ int alc_cmdRun(int argc, char** argv) {
             out = a + 6;
         } else if (!strcmp(a, "--frames") && i + 1 < argc) {
             const char* f = argv[++i];
-            frames = !strcmp(f, "vtu") ? ALC_FRAMES_VTU : !strcmp(f, "ply") ? ALC_FRAMES_PLY : !strcmp(f, "none") ? ALC_FRAMES_NONE : -2;
+            frames = !strcmp(f, "vtu")    ? ALC_FRAMES_VTU
+                     : !strcmp(f, "ply")  ? ALC_FRAMES_PLY
+                     : !strcmp(f, "none") ? ALC_FRAMES_NONE
+                                          : -2;
             if (frames == -2) {
                 fprintf(stderr, "alcove: --frames expects vtu, ply or none\n");
                 return ALC_EXIT_USAGE;
@@ -246,9 +256,12 @@ int alc_cmdRun(int argc, char** argv) {
     w.contacts = contacts || m->run.writeContacts;
     int frameEvery = every >= 0 ? every : m->run.frameEvery;
     char outDir[3000];
-    if (out) snprintf(outDir, sizeof outDir, "%s", out);
-    else if (m->run.outDirAdr >= 0) snprintf(outDir, sizeof outDir, "%s", m->names + m->run.outDirAdr);
-    else snprintf(outDir, sizeof outDir, "out/%s", alc_sceneName(m));
+    if (out)
+        snprintf(outDir, sizeof outDir, "%s", out);
+    else if (m->run.outDirAdr >= 0)
+        snprintf(outDir, sizeof outDir, "%s", m->names + m->run.outDirAdr);
+    else
+        snprintf(outDir, sizeof outDir, "out/%s", alc_sceneName(m));
     w.out = outDir;
 
     // output folders; files of an earlier run that this one would not overwrite go away
@@ -280,12 +293,14 @@ int alc_cmdRun(int argc, char** argv) {
         alc_deleteSim(sim);
         alc_deleteData(d);
         alc_deleteModel(m);
-        return st == ALC_ERR_NO_DEVICE || st == ALC_ERR_UNSUPPORTED ? ALC_EXIT_USAGE : ALC_EXIT_FAIL;
+        return st == ALC_ERR_NO_DEVICE || st == ALC_ERR_UNSUPPORTED ? ALC_EXIT_USAGE
+                                                                    : ALC_EXIT_FAIL;
     }
     const char* backendName = alc_simBackend(sim) == ALC_BACKEND_CUDA ? "cuda" : "ref";
     if (!quiet) {
-        fprintf(stderr, "alcove: %s: %d vertices, %d tetrahedra, %d surface triangles, %d bodies; "
-                        "%d steps of %g s on backend %s, contact %s -> %s\n",
+        fprintf(stderr,
+                "alcove: %s: %d vertices, %d tetrahedra, %d surface triangles, %d bodies; "
+                "%d steps of %g s on backend %s, contact %s -> %s\n",
                 alc_sceneName(m), m->nvert, m->ntet, m->ntri, m->nbody, steps, m->opt.timestep,
                 backendName, alc_cliContactName(m->opt.contact), outDir);
     }
@@ -340,7 +355,8 @@ int alc_cmdRun(int argc, char** argv) {
     if (!quiet) alci_progress_end(&prog);
     signal(SIGINT, oldInt);
     signal(SIGTERM, oldTerm);
-    if (code == ALC_EXIT_INTERRUPT) fprintf(stderr, "alcove: interrupted after step %ld\n", d->step);
+    if (code == ALC_EXIT_INTERRUPT)
+        fprintf(stderr, "alcove: interrupted after step %ld\n", d->step);
     if (statsOpen && alci_stats_close(&stats, err, sizeof err) != ALC_OK) {
         fprintf(stderr, "alcove: %s\n", err);
         if (code == ALC_EXIT_OK) code = ALC_EXIT_FAIL;
@@ -352,14 +368,18 @@ int alc_cmdRun(int argc, char** argv) {
         if (f) {
             alci_stats_summary(f, m, &d->run, backendName);
             for (int k = 0; k < ALC_NWARNING; k++) {
-                if (d->warning[k].count) fprintf(f, "warning %s: %d\n", alcu_warningString((alctWarning)k), d->warning[k].count);
+                if (d->warning[k].count)
+                    fprintf(f, "warning %s: %d\n", alcu_warningString((alctWarning)k),
+                            d->warning[k].count);
             }
             fclose(f);
         }
         if (!quiet) {
             alci_stats_summary(stdout, m, &d->run, backendName);
             for (int k = 0; k < ALC_NWARNING; k++) {
-                if (d->warning[k].count) printf("warning %s: %d\n", alcu_warningString((alctWarning)k), d->warning[k].count);
+                if (d->warning[k].count)
+                    printf("warning %s: %d\n", alcu_warningString((alctWarning)k),
+                           d->warning[k].count);
             }
             printf("output: %s\n", outDir);
         }

@@ -1,27 +1,28 @@
 // alcove: the command-line program (run, check, ccd-check, bench) on top of the library.
+#include "cli.h"
+
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-
 static void usage(FILE* out) {
-    fprintf(out,
-            "alcove %s: penetration-free elastodynamics with contact (barrier-free AL method)\n"
-            "\n"
-            "usage: alcove <command> [options]\n"
-            "\n"
-            "commands:\n"
-            "  run SCENE        simulate a scene, writing frames, states and statistics\n"
-            "  check OUTDIR     independently check every saved state of a run for\n"
-            "                   intersections and inverted tetrahedra\n"
-            "  ccd-check DIR    run the continuous-collision sample queries in DIR and score\n"
-            "                   them against their ground truth\n"
-            "  bench SCENE      print the AL paper's Table 1 row for a scene\n"
-            "  version          print the version\n"
-            "\n"
-            "'alcove <command> --help' describes each command's options.\n"
-            "exit codes: 0 success, 1 failure (or violations found), 2 bad input, 130 interrupted\n",
-            alcu_versionString());
+    fprintf(
+        out,
+        "alcove %s: penetration-free elastodynamics with contact (barrier-free AL method)\n"
+        "\n"
+        "usage: alcove <command> [options]\n"
+        "\n"
+        "commands:\n"
+        "  run SCENE        simulate a scene, writing frames, states and statistics\n"
+        "  check OUTDIR     independently check every saved state of a run for\n"
+        "                   intersections and inverted tetrahedra\n"
+        "  ccd-check DIR    run the continuous-collision sample queries in DIR and score\n"
+        "                   them against their ground truth\n"
+        "  bench SCENE      print the AL paper's Table 1 row for a scene\n"
+        "  version          print the version\n"
+        "\n"
+        "'alcove <command> --help' describes each command's options.\n"
+        "exit codes: 0 success, 1 failure (or violations found), 2 bad input, 130 interrupted\n",
+        alcu_versionString());
 }
 
 int main(int argc, char** argv) {

@@ -13,11 +13,23 @@
 #define ALC_HD static inline
 #endif
 
-ALC_HD double alcm_min(double a, double b) { return a < b ? a : b; }
-ALC_HD double alcm_max(double a, double b) { return a > b ? a : b; }
-ALC_HD double alcm_clamp(double a, double lo, double hi) { return a < lo ? lo : (a > hi ? hi : a); }
-ALC_HD double alcm_sq(double a) { return a * a; }
-ALC_HD int alcm_mini(int a, int b) { return a < b ? a : b; }
-ALC_HD int alcm_maxi(int a, int b) { return a > b ? a : b; }
+ALC_HD double alcm_min(double a, double b) {
+    return a < b ? a : b;
+}
+ALC_HD double alcm_max(double a, double b) {
+    return a > b ? a : b;
+}
+ALC_HD double alcm_clamp(double a, double lo, double hi) {
+    return a < lo ? lo : (a > hi ? hi : a);
+}
+ALC_HD double alcm_sq(double a) {
+    return a * a;
+}
+ALC_HD int alcm_mini(int a, int b) {
+    return a < b ? a : b;
+}
+ALC_HD int alcm_maxi(int a, int b) {
+    return a > b ? a : b;
+}
 
 #endif  // ALC_HD_ALCM_BASE_H_

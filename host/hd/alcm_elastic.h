@@ -528,8 +528,8 @@ ALC_HD double alcm_tet_maxStepTo(const alcV3 x[4], const alcV3 p[4], double minV
 ///         (nothing to protect; the caller must handle already inverted tets); 0 when
 ///         fraction >= 1.
 ALC_HD double alcm_tet_maxStep(const alcV3 x[4], const alcV3 p[4], double fraction) {
-    double v6 = alcm_v3_triple(alcm_v3_sub(x[1], x[0]), alcm_v3_sub(x[2], x[0]),
-                               alcm_v3_sub(x[3], x[0]));
+    double v6 =
+        alcm_v3_triple(alcm_v3_sub(x[1], x[0]), alcm_v3_sub(x[2], x[0]), alcm_v3_sub(x[3], x[0]));
     if (!(v6 > 0.0)) return 1.0;
     return alcm_tet_maxStepTo(x, p, fraction >= 1.0 ? v6 : fraction * v6);
 }

@@ -71,9 +71,13 @@ ALC_HD alcM3 alcm_m3_mul(alcM3 a, alcM3 b) {
     return r;
 }
 /// a * b^T
-ALC_HD alcM3 alcm_m3_mulT(alcM3 a, alcM3 b) { return alcm_m3_mul(a, alcm_m3_transpose(b)); }
+ALC_HD alcM3 alcm_m3_mulT(alcM3 a, alcM3 b) {
+    return alcm_m3_mul(a, alcm_m3_transpose(b));
+}
 /// a^T * b
-ALC_HD alcM3 alcm_m3_Tmul(alcM3 a, alcM3 b) { return alcm_m3_mul(alcm_m3_transpose(a), b); }
+ALC_HD alcM3 alcm_m3_Tmul(alcM3 a, alcM3 b) {
+    return alcm_m3_mul(alcm_m3_transpose(a), b);
+}
 ALC_HD alcV3 alcm_m3_mulv(alcM3 a, alcV3 v) {
     return alcm_v3(a.m[0] * v.x + a.m[1] * v.y + a.m[2] * v.z,
                    a.m[3] * v.x + a.m[4] * v.y + a.m[5] * v.z,
@@ -96,7 +100,9 @@ ALC_HD double alcm_m3_det(alcM3 a) {
            a.m[1] * (a.m[3] * a.m[8] - a.m[5] * a.m[6]) +
            a.m[2] * (a.m[3] * a.m[7] - a.m[4] * a.m[6]);
 }
-ALC_HD double alcm_m3_trace(alcM3 a) { return a.m[0] + a.m[4] + a.m[8]; }
+ALC_HD double alcm_m3_trace(alcM3 a) {
+    return a.m[0] + a.m[4] + a.m[8];
+}
 /// Frobenius inner product sum_ij a_ij b_ij.
 ALC_HD double alcm_m3_ddot(alcM3 a, alcM3 b) {
     double s = 0;

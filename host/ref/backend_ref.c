@@ -62,7 +62,9 @@ static void opDestroy(void* be) {
     free(B);
 }
 
-static void opResetContacts(void* be) { alcr_contact_reset((alcrBackend*)be); }
+static void opResetContacts(void* be) {
+    alcr_contact_reset((alcrBackend*)be);
+}
 
 static alctStatus opBeginStep(void* be, const alciStepInput* in) {
     alcrBackend* B = (alcrBackend*)be;
@@ -132,8 +134,8 @@ static alctStatus opSolve(void* be, double tol, int maxIter, alciSolveOut* out) 
     // rhs = -G, kept in trial as scratch
     for (int i = 0; i < B->N; i++) B->trial[i] = -B->g[i];
     int iters = 0;
-    out->converged = alcr_pcg_solve(&B->A, B->Minv, B->trial, B->p, tol, maxIter, B->pcgWork,
-                                    &iters);
+    out->converged =
+        alcr_pcg_solve(&B->A, B->Minv, B->trial, B->p, tol, maxIter, B->pcgWork, &iters);
     out->iters = iters;
     out->pInf = alcr_vec_maxAbs(B->N, B->p);
     out->gDotP = alcr_vec_dot(B->N, B->g, B->p);
@@ -225,19 +227,36 @@ static alctStatus opContacts(void* be, alcContact* out, int cap, int* n, double*
     return alcr_contact_report((alcrBackend*)be, out, cap, n, bodyForce);
 }
 
-static int opNactive(void* be) { return ((alcrBackend*)be)->npair; }
+static int opNactive(void* be) {
+    return ((alcrBackend*)be)->npair;
+}
 
 static size_t opMemory(void* be) {
     alcrBackend* B = (alcrBackend*)be;
     return B->bytes + alcr_bsr_bytes(&B->A);
 }
 
-static const alciBackendOps kRefOps = {
-    "ref",           opDestroy,       opResetContacts, opBeginStep,      opSetContactParams,
-    opLinearize,     opAssembleElastic, opAssembleContact, opSolve,       opLineSearchBound,
-    opEnergy,        opStepXhat,      opAlUpdate,      opCollect,        opMergeActive,
-    opInversionBound, opAdvance,      opEndStep,       opContacts,       opNactive,
-    opMemory};
+static const alciBackendOps kRefOps = {"ref",
+                                       opDestroy,
+                                       opResetContacts,
+                                       opBeginStep,
+                                       opSetContactParams,
+                                       opLinearize,
+                                       opAssembleElastic,
+                                       opAssembleContact,
+                                       opSolve,
+                                       opLineSearchBound,
+                                       opEnergy,
+                                       opStepXhat,
+                                       opAlUpdate,
+                                       opCollect,
+                                       opMergeActive,
+                                       opInversionBound,
+                                       opAdvance,
+                                       opEndStep,
+                                       opContacts,
+                                       opNactive,
+                                       opMemory};
 
 alctStatus alcr_backend_make(alcSim* sim, alciBackend* out) {
     const alcModel* m = sim->m;
@@ -270,7 +289,8 @@ alctStatus alcr_backend_make(alcSim* sim, alciBackend* out) {
     if (st == ALC_OK) st = alcr_friction_make(B);
     if (st != ALC_OK) {
         opDestroy(B);
-        if (st == ALC_ERR_NOMEM) return ALC_ERROR(sim, st, "out of memory for the reference backend");
+        if (st == ALC_ERR_NOMEM)
+            return ALC_ERROR(sim, st, "out of memory for the reference backend");
         return ALC_ERROR(sim, st, "reference backend setup failed");
     }
     out->ops = &kRefOps;

@@ -15,14 +15,14 @@ enum { ALCR_PT = 0, ALCR_EE = 1 };
 
 /// An active contact pair with its AL state and its linearization at X.
 typedef struct alcrPair_ {
-    long long key;   // ALCR_KEY
-    int type;        // ALCR_PT or ALCR_EE
-    int v[4];        // PT: point, triangle; EE: edge a, edge b
-    double lambda;   // multiplier (IP units, >= 0)
-    double gamma;    // decay factor
-    double d;        // distance at X (m)
-    double g[12];    // grad d at X
-    double c;        // constraint value at the last evaluated xhat (scratch)
+    long long key;  // ALCR_KEY
+    int type;       // ALCR_PT or ALCR_EE
+    int v[4];       // PT: point, triangle; EE: edge a, edge b
+    double lambda;  // multiplier (IP units, >= 0)
+    double gamma;   // decay factor
+    double d;       // distance at X (m)
+    double g[12];   // grad d at X
+    double c;       // constraint value at the last evaluated xhat (scratch)
 } alcrPair;
 
 /// A candidate pair that collides along X -> XHAT, with its time of impact.
@@ -35,19 +35,19 @@ typedef struct alcrCand_ {
 
 /// Lagged friction pair (AL paper Appendix A, IPC §5): fixed during a step.
 typedef struct alcrFric_ {
-    long long key;   // key of the active pair it was lagged from
-    int type;        // ALCR_PT or ALCR_EE
+    long long key;  // key of the active pair it was lagged from
+    int type;       // ALCR_PT or ALCR_EE
     int v[4];
-    double w[4];     // relative-displacement weights: r = sum_a w[a] (x_a - xt_a)
-    double T[6];     // tangent basis, two unit columns (3 x 2, column-major)
-    double coef;     // mu_f * F (N): friction coefficient times lagged normal force
+    double w[4];  // relative-displacement weights: r = sum_a w[a] (x_a - xt_a)
+    double T[6];  // tangent basis, two unit columns (3 x 2, column-major)
+    double coef;  // mu_f * F (N): friction coefficient times lagged normal force
 } alcrFric;
 
 typedef struct alcrBackend_ {
     alcSim* sim;
     const alcModel* m;
-    int n;             // vertices
-    int N;             // 3 n
+    int n;  // vertices
+    int N;  // 3 n
     double h;
     double gravity[3];
 
@@ -60,41 +60,41 @@ typedef struct alcrBackend_ {
     double* p;
     double* g;
     double* trial;
-    double* pcgWork;   // 4 N
+    double* pcgWork;     // 4 N
     unsigned char* kin;  // kinematic mask of the step (n)
 
     // elasticity: per-tet blocks and the static pattern
-    double* elemH;     // ntet x 144
-    double* elemG;     // ntet x 12
-    double* elemE;     // ntet
-    double* tetMu;     // ntet Lame mu
-    double* tetLam;    // ntet Lame lambda
-    int* tetModel;     // ntet material model
-    int* vtAdr;        // vertex -> incidences (n + 1)
-    int* vtList;       // 4 ntet entries: tet * 4 + local index
-    int* srowptr;      // static pattern (n + 1)
-    int* scol;         // static pattern columns
+    double* elemH;   // ntet x 144
+    double* elemG;   // ntet x 12
+    double* elemE;   // ntet
+    double* tetMu;   // ntet Lame mu
+    double* tetLam;  // ntet Lame lambda
+    int* tetModel;   // ntet material model
+    int* vtAdr;      // vertex -> incidences (n + 1)
+    int* vtList;     // 4 ntet entries: tet * 4 + local index
+    int* srowptr;    // static pattern (n + 1)
+    int* scol;       // static pattern columns
     alcrBsr A;
-    double* Minv;      // block-Jacobi (n x 9)
+    double* Minv;  // block-Jacobi (n x 9)
     int patternDirty;
-    double* redScratch;// per-element scratch for deterministic reductions
+    double* redScratch;  // per-element scratch for deterministic reductions
 
     // contact
     alciContactParams cp;
-    alcrPair* pairs;   // active set, sorted by key (pairCap)
+    alcrPair* pairs;  // active set, sorted by key (pairCap)
     alcrPair* pairsTmp;
     int npair, pairCap;
-    int grown;         // pair capacity after a grow in the last merge (0 = none)
-    int* stencil;      // pattern scratch: vertices of pairs and friction pairs (4 x 2 pairCap)
-    int* vpAdr;        // vertex -> pair incidences (n + 1)
-    int* vpList;       // 4 pairCap entries: pair * 4 + local index
-    double* pairE;     // per-pair energies (pairCap)
-    alcrCand* cand;    // colliding candidates of the last collect (candCap)
+    int grown;       // pair capacity after a grow in the last merge (0 = none)
+    int* stencil;    // pattern scratch: vertices of pairs and friction pairs (4 x 2 pairCap)
+    int* vpAdr;      // vertex -> pair incidences (n + 1)
+    int* vpList;     // 4 pairCap entries: pair * 4 + local index
+    double* pairE;   // per-pair energies (pairCap)
+    alcrCand* cand;  // colliding candidates of the last collect (candCap)
     int ncand, candCap;
-    int* bpPT;         // broad-phase PT output (candCap x 2)
-    int* bpEE;         // broad-phase EE output (candCap x 2)
-    double* candToi;   // per broad-phase candidate time of impact (2 candCap)
-    double* vmin;      // per-vertex earliest time of impact (n)
+    int* bpPT;        // broad-phase PT output (candCap x 2)
+    int* bpEE;        // broad-phase EE output (candCap x 2)
+    double* candToi;  // per broad-phase candidate time of impact (2 candCap)
+    double* vmin;     // per-vertex earliest time of impact (n)
     alcrBroad* broad;
 
     // friction lagged from the previous step
@@ -104,7 +104,7 @@ typedef struct alcrBackend_ {
     double lastMu;     // mu at the end of the previous step (for Eq. 23)
     double lastDelta;  // delta at the end of the previous step
 
-    size_t bytes;      // memory held
+    size_t bytes;  // memory held
 } alcrBackend;
 
 // elastic_ref.c

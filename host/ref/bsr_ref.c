@@ -1,10 +1,10 @@
 // Reference BSR matrix: pattern merge, SpMV, block-Jacobi.
 #include "ref/bsr_ref.h"
 
+#include "hd/alcm_vec.h"
+
 #include <stdlib.h>
 #include <string.h>
-
-#include "hd/alcm_vec.h"
 
 alctStatus alcr_bsr_make(alcrBsr* A, int n, int cap, int scratchCap) {
     memset(A, 0, sizeof *A);
@@ -104,8 +104,10 @@ int alcr_bsr_find(const alcrBsr* A, int i, int j) {
         int mid = (lo + hi) >> 1;
         int c = A->col[mid];
         if (c == j) return mid;
-        if (c < j) lo = mid + 1;
-        else hi = mid - 1;
+        if (c < j)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
     }
     return -1;
 }

@@ -3,22 +3,22 @@
 #ifndef ALC_HOST_REF_BSR_REF_H_
 #define ALC_HOST_REF_BSR_REF_H_
 
-#include <stddef.h>
-
 #include "alc/alc_types.h"
+
+#include <stddef.h>
 
 /// Loops over fewer items than this run serially: thread start-up and barriers cost more than
 /// they save on small scenes (and oversubscribed machines).
 #define ALCR_PAR_MIN 1024
 
 typedef struct alcrBsr_ {
-    int n;         ///< block rows (= vertices)
-    int cap;       ///< block capacity
-    int nnzb;      ///< blocks in use
-    int* rowptr;   ///< row starts (n + 1)
-    int* col;      ///< block columns (cap), ascending within a row
-    double* val;   ///< block values (cap x 9), row-major 3x3
-    int* diag;     ///< index of the diagonal block of each row (n)
+    int n;               ///< block rows (= vertices)
+    int cap;             ///< block capacity
+    int nnzb;            ///< blocks in use
+    int* rowptr;         ///< row starts (n + 1)
+    int* col;            ///< block columns (cap), ascending within a row
+    double* val;         ///< block values (cap x 9), row-major 3x3
+    int* diag;           ///< index of the diagonal block of each row (n)
     long long* scratch;  ///< pattern scratch (scratchCap)
     int scratchCap;
 } alcrBsr;

@@ -1,11 +1,11 @@
 // Reference collision collection: the CPU BVH broad phase over boxes swept from X to XHAT,
 // then additive CCD (hd/alcm_ccd.h) on every candidate, keeping the pairs that collide with
 // their times of impact (AL paper Alg. 3 line 4) and the minimum time of impact (MaxStepSize).
-#include <stdlib.h>
-#include <string.h>
-
 #include "hd/alcm_ccd.h"
 #include "ref/backend_ref.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 static alctStatus allocCandidates(alcrBackend* B, int cap) {
     int* pt = (int*)realloc(B->bpPT, sizeof(int) * 2 * (size_t)cap);
@@ -17,8 +17,8 @@ static alctStatus allocCandidates(alcrBackend* B, int cap) {
     alcrCand* c = (alcrCand*)realloc(B->cand, sizeof(alcrCand) * 2 * (size_t)cap);
     if (c) B->cand = c;
     if (!pt || !ee || !toi || !c) return ALC_ERR_NOMEM;
-    B->bytes += (sizeof(int) * 4 + sizeof(double) * 2 + sizeof(alcrCand) * 2) *
-                (size_t)(cap - B->candCap);
+    B->bytes +=
+        (sizeof(int) * 4 + sizeof(double) * 2 + sizeof(alcrCand) * 2) * (size_t)(cap - B->candCap);
     B->candCap = cap;
     return ALC_OK;
 }
@@ -61,8 +61,7 @@ static alctStatus query(alcrBackend* B, const alcrBroadInput* in, int isEE, int*
         }
         int cap = *count + *count / 2;
         if (allocCandidates(B, cap) != ALC_OK) {
-            return ALC_ERROR(B->sim, ALC_ERR_NOMEM, "out of memory growing candidates to %d",
-                             cap);
+            return ALC_ERROR(B->sim, ALC_ERR_NOMEM, "out of memory growing candidates to %d", cap);
         }
         *grown = cap;
     }

@@ -6,14 +6,14 @@
 // contributes gamma * phi(c), phi(c) = mu/2 c^2 - lambda c for c < lambda/mu and
 // -lambda^2/(2 mu) beyond, which is C1 and convex in c; its derivative mu (c - lambda/mu - s)
 // is exactly the gradient coefficient of Alg. 2 line 10.
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "hd/alcm_distance.h"
 #include "hd/alcm_vec.h"
 #include "ref/backend_ref.h"
 #include "ref/vec_ref.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 alctStatus alcr_contact_make(alcrBackend* B) {
     const alcModel* m = B->m;
@@ -116,7 +116,8 @@ alctStatus alcr_contact_pattern(alcrBackend* B) {
     int ns = B->npair + B->nfric;  // each at most pairCap: the scratch holds 2 pairCap
     int* sv = B->stencil;
     for (int p = 0; p < B->npair; p++) memcpy(sv + 4 * p, B->pairs[p].v, 4 * sizeof(int));
-    for (int f = 0; f < B->nfric; f++) memcpy(sv + 4 * (B->npair + f), B->fric[f].v, 4 * sizeof(int));
+    for (int f = 0; f < B->nfric; f++)
+        memcpy(sv + 4 * (B->npair + f), B->fric[f].v, 4 * sizeof(int));
     int needed = 0;
     alctStatus st = alcr_bsr_setPattern(&B->A, B->srowptr, B->scol, ns, sv, &needed);
     if (st == ALC_ERR_CAPACITY) {
@@ -277,8 +278,10 @@ alctStatus alcr_contact_merge(alcrBackend* B, int* nactive) {
     while (i < B->npair || j < nc) {
         while (j < nc && !isNew[j]) j++;
         int takeOld;
-        if (i < B->npair && j < nc) takeOld = B->pairs[i].key < cand[j].key;
-        else takeOld = i < B->npair;
+        if (i < B->npair && j < nc)
+            takeOld = B->pairs[i].key < cand[j].key;
+        else
+            takeOld = i < B->npair;
         if (!takeOld && j >= nc) break;
         if (takeOld) {
             alcrPair* P = &B->pairs[i++];

@@ -1,14 +1,14 @@
 // Reference elasticity: per-tetrahedron energy, gradient and PSD-projected Hessian (shared
 // math in hd/alcm_elastic.h), gathered row by row into the BSR matrix without write conflicts,
 // the incremental potential of AL paper Eq. 2, and the inversion step bound.
+#include "hd/alcm_elastic.h"
+#include "ref/backend_ref.h"
+#include "ref/vec_ref.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "hd/alcm_elastic.h"
-#include "ref/backend_ref.h"
-#include "ref/vec_ref.h"
 
 /// Smallest volume, as a fraction of the rest volume, that the inversion bound lets a
 /// tetrahedron reach; a tetrahedron already below it may not shrink further.

@@ -1,12 +1,12 @@
 // Reference friction: the lagged smoothed friction potential of AL paper Appendix A (Eq. 22)
 // over the active contacts carried from the previous step, with normal forces from Eq. 23.
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "hd/alcm_friction.h"
 #include "ref/backend_ref.h"
 #include "ref/vec_ref.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 alctStatus alcr_friction_make(alcrBackend* B) {
     B->fric = (alcrFric*)malloc(sizeof(alcrFric) * (size_t)B->fricCap);

@@ -1,10 +1,10 @@
 // Preconditioned conjugate gradient (block Jacobi), deterministic reductions.
 #include "ref/pcg_ref.h"
 
+#include "ref/vec_ref.h"
+
 #include <math.h>
 #include <string.h>
-
-#include "ref/vec_ref.h"
 
 static void applyPrecond(int n, const double* Minv, const double* r, double* z) {
 #pragma omp parallel for schedule(static) if (n > ALCR_PAR_MIN)

@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-#define BLOCK 4096
+#define BLOCK           4096
 #define MAXBLOCKS_STACK 1024
 
 static double blockedSum(int n, const double* a, const double* b) {
@@ -31,9 +31,13 @@ static double blockedSum(int n, const double* a, const double* b) {
     return total;
 }
 
-double alcr_vec_dot(int n, const double* a, const double* b) { return blockedSum(n, a, b); }
+double alcr_vec_dot(int n, const double* a, const double* b) {
+    return blockedSum(n, a, b);
+}
 
-double alcr_vec_sum(int n, const double* a) { return blockedSum(n, a, 0); }
+double alcr_vec_sum(int n, const double* a) {
+    return blockedSum(n, a, 0);
+}
 
 double alcr_vec_maxAbs(int n, const double* a) {
     double m = 0;

@@ -68,10 +68,10 @@ typedef enum alctContactModel_ {
 
 /// Which tetrahedra the step bound and the line search keep from inverting.
 typedef enum alctInversion_ {
-    ALC_INVERSION_AUTO = 0, ///< non-invertible materials (Neo-Hookean), as in the AL paper
-    ALC_INVERSION_ALL       ///< every material; invertible energies (corotated, stable
-                            ///< Neo-Hookean) may then stall under extreme impact, because
-                            ///< their minimizers can be inverted
+    ALC_INVERSION_AUTO = 0,  ///< non-invertible materials (Neo-Hookean), as in the AL paper
+    ALC_INVERSION_ALL        ///< every material; invertible energies (corotated, stable
+                             ///< Neo-Hookean) may then stall under extreme impact, because
+                             ///< their minimizers can be inverted
 } alctInversion;
 
 /// Kind of a body.
@@ -82,34 +82,34 @@ typedef enum alctBodyType_ {
 
 /// Scripted motion of a driver: a set of kinematic vertices moved rigidly.
 typedef enum alctDriverType_ {
-    ALC_DRIVER_FIXED = 0,   ///< stays at its initial position
-    ALC_DRIVER_LINEAR,      ///< translates with a constant velocity
-    ALC_DRIVER_ROTATE,      ///< rotates about an axis (plus optional constant velocity)
-    ALC_DRIVER_KEYFRAMES,   ///< piecewise-linear position, spherical-linear orientation
-    ALC_DRIVER_EXTERNAL,    ///< targets written by the caller into alcData.kin_target
+    ALC_DRIVER_FIXED = 0,  ///< stays at its initial position
+    ALC_DRIVER_LINEAR,     ///< translates with a constant velocity
+    ALC_DRIVER_ROTATE,     ///< rotates about an axis (plus optional constant velocity)
+    ALC_DRIVER_KEYFRAMES,  ///< piecewise-linear position, spherical-linear orientation
+    ALC_DRIVER_EXTERNAL,   ///< targets written by the caller into alcData.kin_target
     ALC_NDRIVERTYPE
 } alctDriverType;
 
 /// Non-fatal conditions, counted in alcData.warning.
 typedef enum alctWarning_ {
-    ALC_WARN_PCG_MAXITER = 0,    ///< PCG stopped at its iteration cap
-    ALC_WARN_AL_NOT_CONVERGED,   ///< the step ended at the outer iteration cap (info: iterations)
-    ALC_WARN_CONTACT_OVERFLOW,   ///< a pair buffer overflowed and was grown (info: new size)
-    ALC_WARN_BAD_STATE,          ///< NaN/Inf found in the state as the step began (info: vertex)
-    ALC_WARN_MU_INCREASE,        ///< adaptive rule doubled mu and halved delta (AL paper §5.2)
-    ALC_WARN_LINESEARCH,         ///< line search failed to decrease the energy
-    ALC_WARN_KINEMATIC_INVERSION,///< a kinematic target inverts a tetrahedron (info: tet)
+    ALC_WARN_PCG_MAXITER = 0,      ///< PCG stopped at its iteration cap
+    ALC_WARN_AL_NOT_CONVERGED,     ///< the step ended at the outer iteration cap (info: iterations)
+    ALC_WARN_CONTACT_OVERFLOW,     ///< a pair buffer overflowed and was grown (info: new size)
+    ALC_WARN_BAD_STATE,            ///< NaN/Inf found in the state as the step began (info: vertex)
+    ALC_WARN_MU_INCREASE,          ///< adaptive rule doubled mu and halved delta (AL paper §5.2)
+    ALC_WARN_LINESEARCH,           ///< line search failed to decrease the energy
+    ALC_WARN_KINEMATIC_INVERSION,  ///< a kinematic target inverts a tetrahedron (info: tet)
     ALC_NWARNING
 } alctWarning;
 
 /// Phases timed in the statistics (the AL paper's Table 1 breakdown).
 typedef enum alctTimer_ {
-    ALC_TIMER_STEP = 0,     ///< whole step
-    ALC_TIMER_HESSIAN,      ///< gradient and Hessian assembly
-    ALC_TIMER_PCG,          ///< linear solves
-    ALC_TIMER_CCD,          ///< broad phase, CCD, active-set update, step bound
-    ALC_TIMER_LINESEARCH,   ///< line-search energy evaluations
-    ALC_TIMER_OTHER,        ///< everything else (step minus the four above)
+    ALC_TIMER_STEP = 0,    ///< whole step
+    ALC_TIMER_HESSIAN,     ///< gradient and Hessian assembly
+    ALC_TIMER_PCG,         ///< linear solves
+    ALC_TIMER_CCD,         ///< broad phase, CCD, active-set update, step bound
+    ALC_TIMER_LINESEARCH,  ///< line-search energy evaluations
+    ALC_TIMER_OTHER,       ///< everything else (step minus the four above)
     ALC_NTIMER
 } alctTimer;
 
@@ -159,14 +159,14 @@ typedef enum alctFrameFormat_ {
 /// How the command-line program runs a scene; read from the scene's run: and output: maps.
 /// The library itself only stores these.
 typedef struct alcRunOption_ {
-    int steps;           ///< steps to simulate; default 100
-    int frameEvery;      ///< write a frame every this many steps (0 = never); default 1
-    int frameFormat;     ///< alctFrameFormat; default ALC_FRAMES_VTU
-    int writeStates;     ///< write exact binary states for alcove check / restart; default 1
-    int writeContacts;   ///< write contact pairs and forces with the frames; default 0
-    int statsJson;       ///< statistics as JSON lines instead of CSV; default 0
-    int outDirAdr;       ///< offset of the default output directory in names; -1 = none
-    int sceneNameAdr;    ///< offset of the scene name in names
+    int steps;          ///< steps to simulate; default 100
+    int frameEvery;     ///< write a frame every this many steps (0 = never); default 1
+    int frameFormat;    ///< alctFrameFormat; default ALC_FRAMES_VTU
+    int writeStates;    ///< write exact binary states for alcove check / restart; default 1
+    int writeContacts;  ///< write contact pairs and forces with the frames; default 0
+    int statsJson;      ///< statistics as JSON lines instead of CSV; default 0
+    int outDirAdr;      ///< offset of the default output directory in names; -1 = none
+    int sceneNameAdr;   ///< offset of the scene name in names
 } alcRunOption;
 
 /// The compiled, constant description of a scene. Arrays are structure-of-arrays, sized by the
@@ -185,66 +185,66 @@ typedef struct alcModel_ {
     int nkey;     ///< keyframes of all drivers
     int nname;    ///< bytes of the name buffer
 
-    alcOption opt;       ///< physical and solver options
-    alcRunOption run;    ///< how the program runs and writes this scene
-    double extent[6];    ///< bounding box of the initial state: min xyz, max xyz (m)
-    double diag;         ///< diagonal of that box (m)
+    alcOption opt;     ///< physical and solver options
+    alcRunOption run;  ///< how the program runs and writes this scene
+    double extent[6];  ///< bounding box of the initial state: min xyz, max xyz (m)
+    double diag;       ///< diagonal of that box (m)
 
     // vertices
-    double* vert_x0;     ///< initial positions (nvert x 3)
-    double* vert_v0;     ///< initial velocities (nvert x 3)
-    double* vert_rest;   ///< rest positions, body frame before transform (nvert x 3)
-    double* vert_mass;   ///< lumped mass (nvert), kg; 0 for obstacle vertices
-    int* vert_body;      ///< owning body (nvert)
-    int* vert_driver;    ///< driver moving this vertex, or -1 if free (nvert)
+    double* vert_x0;    ///< initial positions (nvert x 3)
+    double* vert_v0;    ///< initial velocities (nvert x 3)
+    double* vert_rest;  ///< rest positions, body frame before transform (nvert x 3)
+    double* vert_mass;  ///< lumped mass (nvert), kg; 0 for obstacle vertices
+    int* vert_body;     ///< owning body (nvert)
+    int* vert_driver;   ///< driver moving this vertex, or -1 if free (nvert)
 
     // tetrahedra
-    int* tet_vert;       ///< vertex indices (ntet x 4), positive orientation
-    int* tet_body;       ///< owning body (ntet)
-    double* tet_Dminv;   ///< inverse rest edge matrix, row-major (ntet x 9)
-    double* tet_vol;     ///< rest volume (ntet), m^3
+    int* tet_vert;      ///< vertex indices (ntet x 4), positive orientation
+    int* tet_body;      ///< owning body (ntet)
+    double* tet_Dminv;  ///< inverse rest edge matrix, row-major (ntet x 9)
+    double* tet_vol;    ///< rest volume (ntet), m^3
 
     // surface primitives
-    int* tri_vert;       ///< surface triangle vertices (ntri x 3), outward for solids
-    int* tri_body;       ///< owning body (ntri)
-    int* edge_vert;      ///< surface edge vertices (nedge x 2), ascending
-    int* edge_body;      ///< owning body (nedge)
-    int* svert;          ///< surface vertex indices (nsvert)
+    int* tri_vert;   ///< surface triangle vertices (ntri x 3), outward for solids
+    int* tri_body;   ///< owning body (ntri)
+    int* edge_vert;  ///< surface edge vertices (nedge x 2), ascending
+    int* edge_body;  ///< owning body (nedge)
+    int* svert;      ///< surface vertex indices (nsvert)
 
     // bodies
-    int* body_type;      ///< alctBodyType (nbody)
-    int* body_mat;       ///< material index (nbody)
-    int* body_vertadr;   ///< first vertex (nbody)
-    int* body_vertnum;   ///< vertex count (nbody)
-    int* body_tetadr;    ///< first tetrahedron (nbody)
-    int* body_tetnum;    ///< tetrahedron count (nbody)
-    int* body_triadr;    ///< first surface triangle (nbody)
-    int* body_trinum;    ///< surface triangle count (nbody)
-    int* body_edgeadr;   ///< first surface edge (nbody)
-    int* body_edgenum;   ///< surface edge count (nbody)
-    int* body_nameadr;   ///< offset of the name in names (nbody)
+    int* body_type;     ///< alctBodyType (nbody)
+    int* body_mat;      ///< material index (nbody)
+    int* body_vertadr;  ///< first vertex (nbody)
+    int* body_vertnum;  ///< vertex count (nbody)
+    int* body_tetadr;   ///< first tetrahedron (nbody)
+    int* body_tetnum;   ///< tetrahedron count (nbody)
+    int* body_triadr;   ///< first surface triangle (nbody)
+    int* body_trinum;   ///< surface triangle count (nbody)
+    int* body_edgeadr;  ///< first surface edge (nbody)
+    int* body_edgenum;  ///< surface edge count (nbody)
+    int* body_nameadr;  ///< offset of the name in names (nbody)
 
     // materials
-    int* mat_model;      ///< alctMaterialModel (nmat)
-    double* mat_density; ///< kg/m^3 (nmat)
-    double* mat_young;   ///< Young's modulus, Pa (nmat)
-    double* mat_poisson; ///< Poisson ratio (nmat)
-    double* mat_lame;    ///< Lame mu, lambda (nmat x 2), Pa
-    double* mat_friction;///< friction coefficient per material pair (nmat x nmat); -1 = default
-    int* mat_nameadr;    ///< offset of the name in names (nmat)
+    int* mat_model;        ///< alctMaterialModel (nmat)
+    double* mat_density;   ///< kg/m^3 (nmat)
+    double* mat_young;     ///< Young's modulus, Pa (nmat)
+    double* mat_poisson;   ///< Poisson ratio (nmat)
+    double* mat_lame;      ///< Lame mu, lambda (nmat x 2), Pa
+    double* mat_friction;  ///< friction coefficient per material pair (nmat x nmat); -1 = default
+    int* mat_nameadr;      ///< offset of the name in names (nmat)
 
     // drivers: vertices with vert_driver == k move rigidly with driver k
-    int* driver_type;    ///< alctDriverType (ndriver)
-    double* driver_param;///< ALC_DRIVER_NPARAM values per driver, see alcDriverDef (ndriver x 16)
-    int* driver_keyadr;  ///< first keyframe (ndriver)
-    int* driver_keynum;  ///< keyframe count (ndriver)
-    double* key_data;    ///< keyframes: time, position xyz, quaternion wxyz (nkey x 8)
-    int* driver_nameadr; ///< offset of the name in names (ndriver)
+    int* driver_type;      ///< alctDriverType (ndriver)
+    double* driver_param;  ///< ALC_DRIVER_NPARAM values per driver, see alcDriverDef (ndriver x 16)
+    int* driver_keyadr;    ///< first keyframe (ndriver)
+    int* driver_keynum;    ///< keyframe count (ndriver)
+    double* key_data;      ///< keyframes: time, position xyz, quaternion wxyz (nkey x 8)
+    int* driver_nameadr;   ///< offset of the name in names (ndriver)
 
-    char* names;         ///< zero-terminated names (nname bytes)
+    char* names;  ///< zero-terminated names (nname bytes)
 
-    void* buffer;        ///< the one allocation holding every array above
-    size_t nbuffer;      ///< its size in bytes
+    void* buffer;    ///< the one allocation holding every array above
+    size_t nbuffer;  ///< its size in bytes
 } alcModel;
 
 /// Number of doubles in driver_param per driver.
@@ -260,86 +260,86 @@ typedef struct alcWarningStat_ {
 
 /// Statistics of one time step (AL paper Table 1 quantities).
 typedef struct alcStepStat_ {
-    int outer;              ///< outer iterations (Alg. 1 loop)
-    int newton;             ///< Newton iterations = linear solves
-    int cgTotal;            ///< CG iterations over all solves
-    int cgMax;              ///< most CG iterations of one solve
-    int contactsMax;        ///< most active pairs seen at a Newton iteration
-    double contactsSum;     ///< active pairs summed over Newton iterations
-    int candidatesMax;      ///< most broad-phase candidates of one CCD pass
-    double alphaSum;        ///< step sizes alpha summed over outer iterations
-    double alphaMin;        ///< smallest alpha of the step
-    int lineSearchFails;    ///< Newton iterations whose line search found no decrease
-    int muIncreases;        ///< adaptive mu/delta triggers (AL paper §5.2)
-    int capped;             ///< 1 if the step ended at the outer iteration cap
-    double mu;              ///< penalty stiffness at the end of the step
-    double delta;           ///< contact offset at the end of the step (m)
-    double beta;            ///< final beta of Eq. 9
-    double residual;        ///< last ||p||_inf / h (m/s)
-    double time[ALC_NTIMER];///< seconds per phase (alctTimer)
+    int outer;                ///< outer iterations (Alg. 1 loop)
+    int newton;               ///< Newton iterations = linear solves
+    int cgTotal;              ///< CG iterations over all solves
+    int cgMax;                ///< most CG iterations of one solve
+    int contactsMax;          ///< most active pairs seen at a Newton iteration
+    double contactsSum;       ///< active pairs summed over Newton iterations
+    int candidatesMax;        ///< most broad-phase candidates of one CCD pass
+    double alphaSum;          ///< step sizes alpha summed over outer iterations
+    double alphaMin;          ///< smallest alpha of the step
+    int lineSearchFails;      ///< Newton iterations whose line search found no decrease
+    int muIncreases;          ///< adaptive mu/delta triggers (AL paper §5.2)
+    int capped;               ///< 1 if the step ended at the outer iteration cap
+    double mu;                ///< penalty stiffness at the end of the step
+    double delta;             ///< contact offset at the end of the step (m)
+    double beta;              ///< final beta of Eq. 9
+    double residual;          ///< last ||p||_inf / h (m/s)
+    double time[ALC_NTIMER];  ///< seconds per phase (alctTimer)
 } alcStepStat;
 
 /// Statistics accumulated over every step since the data was made or reset.
 typedef struct alcRunStat_ {
-    long steps;             ///< steps taken
-    long outer;             ///< outer iterations
-    long newton;            ///< Newton iterations
-    int newtonMax;          ///< most Newton iterations of one step
-    long cgTotal;           ///< CG iterations
-    int cgMax;              ///< most CG iterations of one solve
-    double contactsSum;     ///< active pairs summed over Newton iterations
-    int contactsMax;        ///< most active pairs
-    double alphaSum;        ///< alpha summed over outer iterations
-    long capped;            ///< steps that hit the iteration cap
-    long muIncreases;       ///< adaptive mu/delta triggers
-    double timeMax;         ///< slowest step (s)
-    double time[ALC_NTIMER];///< seconds per phase
+    long steps;               ///< steps taken
+    long outer;               ///< outer iterations
+    long newton;              ///< Newton iterations
+    int newtonMax;            ///< most Newton iterations of one step
+    long cgTotal;             ///< CG iterations
+    int cgMax;                ///< most CG iterations of one solve
+    double contactsSum;       ///< active pairs summed over Newton iterations
+    int contactsMax;          ///< most active pairs
+    double alphaSum;          ///< alpha summed over outer iterations
+    long capped;              ///< steps that hit the iteration cap
+    long muIncreases;         ///< adaptive mu/delta triggers
+    double timeMax;           ///< slowest step (s)
+    double time[ALC_NTIMER];  ///< seconds per phase
 } alcRunStat;
 
 /// Plain, public simulation data: state, inputs and outputs. One per simulation thread.
 typedef struct alcData_ {
-    int nvert;              ///< copy of model->nvert
-    int nbody;              ///< copy of model->nbody
-    int ndriver;            ///< copy of model->ndriver
-    double time;            ///< simulated time (s)
-    long step;              ///< steps taken
+    int nvert;    ///< copy of model->nvert
+    int nbody;    ///< copy of model->nbody
+    int ndriver;  ///< copy of model->ndriver
+    double time;  ///< simulated time (s)
+    long step;    ///< steps taken
 
     // state
-    double* x;              ///< positions (nvert x 3), m
-    double* v;              ///< velocities (nvert x 3), m/s
+    double* x;  ///< positions (nvert x 3), m
+    double* v;  ///< velocities (nvert x 3), m/s
 
     // inputs
-    double* kin_target;     ///< kinematic targets at the end of the next step (nvert x 3);
-                            ///< written by alc_step from the driver scripts, except for
-                            ///< drivers whose driver_external flag is set
-    int* driver_external;   ///< 1: the caller writes kin_target for this driver (ndriver)
-    int* driver_released;   ///< 1: the driver's vertices move freely from now on (ndriver)
+    double* kin_target;    ///< kinematic targets at the end of the next step (nvert x 3);
+                           ///< written by alc_step from the driver scripts, except for
+                           ///< drivers whose driver_external flag is set
+    int* driver_external;  ///< 1: the caller writes kin_target for this driver (ndriver)
+    int* driver_released;  ///< 1: the driver's vertices move freely from now on (ndriver)
 
     // outputs
-    double* body_force;     ///< total contact force on each body (nbody x 3), N
-    alcStepStat stat;       ///< statistics of the last step
-    alcRunStat run;         ///< accumulated statistics
+    double* body_force;                    ///< total contact force on each body (nbody x 3), N
+    alcStepStat stat;                      ///< statistics of the last step
+    alcRunStat run;                        ///< accumulated statistics
     alcWarningStat warning[ALC_NWARNING];  ///< warning counts
-    int maxuse_contacts;    ///< most active contact pairs held
-    int maxuse_candidates;  ///< most broad-phase candidates held
-    long maxuse_blocks;     ///< most Hessian 3x3 blocks held
-    size_t maxuse_memory;   ///< peak backend memory (bytes; device memory for CUDA)
+    int maxuse_contacts;                   ///< most active contact pairs held
+    int maxuse_candidates;                 ///< most broad-phase candidates held
+    long maxuse_blocks;                    ///< most Hessian 3x3 blocks held
+    size_t maxuse_memory;                  ///< peak backend memory (bytes; device memory for CUDA)
 
-    void* buffer;           ///< the one allocation holding the arrays above
-    size_t nbuffer;         ///< its size in bytes
+    void* buffer;    ///< the one allocation holding the arrays above
+    size_t nbuffer;  ///< its size in bytes
 } alcData;
 
 /// One active contact pair, as reported by alc_getContacts.
 typedef struct alcContact_ {
-    int type;               ///< 0 point-triangle, 1 edge-edge
-    int vert[4];            ///< PT: point, tri a, b, c; EE: edge a (2), edge b (2)
-    int body[2];            ///< bodies of the two primitives
-    double distance;        ///< unsigned distance at the last intersection-free state (m)
-    double normal[3];       ///< unit direction of increasing distance, acting on side 0
-    double normalForce;     ///< normal force magnitude (N), AL paper Eq. 23
-    double frictionForce[3];///< friction force on side 0 (N)
-    double lambda;          ///< AL multiplier (IP units)
-    double gamma;           ///< AL decay factor
+    int type;                 ///< 0 point-triangle, 1 edge-edge
+    int vert[4];              ///< PT: point, tri a, b, c; EE: edge a (2), edge b (2)
+    int body[2];              ///< bodies of the two primitives
+    double distance;          ///< unsigned distance at the last intersection-free state (m)
+    double normal[3];         ///< unit direction of increasing distance, acting on side 0
+    double normalForce;       ///< normal force magnitude (N), AL paper Eq. 23
+    double frictionForce[3];  ///< friction force on side 0 (N)
+    double lambda;            ///< AL multiplier (IP units)
+    double gamma;             ///< AL decay factor
 } alcContact;
 
 // ---- defs ---------------------------------------------------------------------------------
@@ -349,79 +349,79 @@ typedef void (*alcLogFn)(void* user, int level, const char* message);
 
 /// Capacities fixed at sim creation; 0 means "sized from the model" (see each field).
 typedef struct alcCapacity_ {
-    int contactPairs;   ///< active contact pairs; auto: max(4096, 4 x surface vertices)
-    int candidates;     ///< CCD candidate pairs per pass; auto: max(16384, 16 x surface vertices)
-    int growOnOverflow; ///< 1: grow a full buffer between iterations and redo (warns); default 1
+    int contactPairs;    ///< active contact pairs; auto: max(4096, 4 x surface vertices)
+    int candidates;      ///< CCD candidate pairs per pass; auto: max(16384, 16 x surface vertices)
+    int growOnOverflow;  ///< 1: grow a full buffer between iterations and redo (warns); default 1
 } alcCapacity;
 
 /// How to make a sim. Fill with alc_defaultSimDef(), then change fields.
 typedef struct alcSimDef_ {
-    int backend;            ///< alctBackend; default ALC_BACKEND_AUTO
-    int device;             ///< CUDA device ordinal; default 0
-    int threads;            ///< reference backend threads; 0 = OpenMP default; default 0
-    alcCapacity capacity;   ///< buffer capacities
-    alcLogFn log;           ///< log sink; NULL = silent; default NULL
-    void* user;             ///< passed to log; default NULL
-    int verbosity;          ///< most detailed level passed to log; default 1 (warnings)
-    int internalValue;      ///< do not set: stamped by alc_defaultSimDef
+    int backend;           ///< alctBackend; default ALC_BACKEND_AUTO
+    int device;            ///< CUDA device ordinal; default 0
+    int threads;           ///< reference backend threads; 0 = OpenMP default; default 0
+    alcCapacity capacity;  ///< buffer capacities
+    alcLogFn log;          ///< log sink; NULL = silent; default NULL
+    void* user;            ///< passed to log; default NULL
+    int verbosity;         ///< most detailed level passed to log; default 1 (warnings)
+    int internalValue;     ///< do not set: stamped by alc_defaultSimDef
 } alcSimDef;
 
 /// A material, for alc_specAddMaterial. Fill with alc_defaultMaterialDef().
 typedef struct alcMaterialDef_ {
-    const char* name;       ///< unique name; default "default"
-    int model;              ///< alctMaterialModel; default ALC_MAT_STABLE_NEOHOOKEAN
-    double density;         ///< kg/m^3; default 1000
-    double young;           ///< Young's modulus (Pa); default 1e5
-    double poisson;         ///< Poisson ratio in [0, 0.5); default 0.3
-    double friction;        ///< friction coefficient against every material; -1 = option default
-    int internalValue;      ///< do not set
+    const char* name;   ///< unique name; default "default"
+    int model;          ///< alctMaterialModel; default ALC_MAT_STABLE_NEOHOOKEAN
+    double density;     ///< kg/m^3; default 1000
+    double young;       ///< Young's modulus (Pa); default 1e5
+    double poisson;     ///< Poisson ratio in [0, 0.5); default 0.3
+    double friction;    ///< friction coefficient against every material; -1 = option default
+    int internalValue;  ///< do not set
 } alcMaterialDef;
 
 /// A solid tetrahedral body or a triangle obstacle, for alc_specAddBody.
 /// Fill with alc_defaultBodyDef(). The library copies the arrays.
 typedef struct alcBodyDef_ {
-    const char* name;       ///< name; default "body<N>"
-    int type;               ///< alctBodyType; default ALC_BODY_SOLID
-    int material;           ///< index from alc_specAddMaterial; default 0
-    int nvert;              ///< vertex count
-    const double* vert;     ///< rest positions (nvert x 3), m
-    int ntet;               ///< tetrahedra (solids)
-    const int* tet;         ///< tetrahedron vertex indices (ntet x 4), 0-based
-    int ntri;               ///< triangles (obstacles; solids compute their boundary)
-    const int* tri;         ///< triangle vertex indices (ntri x 3), 0-based
-    double position[3];     ///< translation applied after rotation and scale (m); default 0
-    double rotation[4];     ///< rotation quaternion w, x, y, z; default identity
-    double scale[3];        ///< scale of the rest positions; default 1
-    double velocity[3];     ///< initial linear velocity (m/s); default 0
-    double angularVelocity[3]; ///< initial angular velocity about the centroid (rad/s); default 0
-    int internalValue;      ///< do not set
+    const char* name;           ///< name; default "body<N>"
+    int type;                   ///< alctBodyType; default ALC_BODY_SOLID
+    int material;               ///< index from alc_specAddMaterial; default 0
+    int nvert;                  ///< vertex count
+    const double* vert;         ///< rest positions (nvert x 3), m
+    int ntet;                   ///< tetrahedra (solids)
+    const int* tet;             ///< tetrahedron vertex indices (ntet x 4), 0-based
+    int ntri;                   ///< triangles (obstacles; solids compute their boundary)
+    const int* tri;             ///< triangle vertex indices (ntri x 3), 0-based
+    double position[3];         ///< translation applied after rotation and scale (m); default 0
+    double rotation[4];         ///< rotation quaternion w, x, y, z; default identity
+    double scale[3];            ///< scale of the rest positions; default 1
+    double velocity[3];         ///< initial linear velocity (m/s); default 0
+    double angularVelocity[3];  ///< initial angular velocity about the centroid (rad/s); default 0
+    int internalValue;          ///< do not set
 } alcBodyDef;
 
 /// A driver: scripted rigid motion of a vertex set. Fill with alc_defaultDriverDef().
 /// Positions follow target(t) = c + R(t) (x0 - c) + u(t) for each vertex initial position x0.
 typedef struct alcDriverDef_ {
-    const char* name;       ///< name; default "driver<N>"
-    int type;               ///< alctDriverType; default ALC_DRIVER_FIXED
-    double velocity[3];     ///< LINEAR, ROTATE: translation velocity (m/s)
-    double center[3];       ///< ROTATE: a point on the axis (m)
-    double axis[3];         ///< ROTATE: rotation axis (normalized by the library)
-    double angularSpeed;    ///< ROTATE: rad/s, right-handed about axis
-    double start;           ///< motion begins at this time (s); default 0
-    double end;             ///< motion stops (holds its pose) at this time (s); default inf
-    double release;         ///< vertices become free at this time (s); default inf (never)
-    int nkey;               ///< KEYFRAMES: count
-    const double* keys;     ///< KEYFRAMES: time, position xyz, quaternion wxyz (nkey x 8);
-                            ///< a pose relative to the initial one
-    int internalValue;      ///< do not set
+    const char* name;     ///< name; default "driver<N>"
+    int type;             ///< alctDriverType; default ALC_DRIVER_FIXED
+    double velocity[3];   ///< LINEAR, ROTATE: translation velocity (m/s)
+    double center[3];     ///< ROTATE: a point on the axis (m)
+    double axis[3];       ///< ROTATE: rotation axis (normalized by the library)
+    double angularSpeed;  ///< ROTATE: rad/s, right-handed about axis
+    double start;         ///< motion begins at this time (s); default 0
+    double end;           ///< motion stops (holds its pose) at this time (s); default inf
+    double release;       ///< vertices become free at this time (s); default inf (never)
+    int nkey;             ///< KEYFRAMES: count
+    const double* keys;   ///< KEYFRAMES: time, position xyz, quaternion wxyz (nkey x 8);
+                          ///< a pose relative to the initial one
+    int internalValue;    ///< do not set
 } alcDriverDef;
 
 /// Options of alc_loadScene. Fill with alc_defaultLoadDef().
 typedef struct alcLoadDef_ {
-    const char* preset;     ///< name of a preset in the scene's presets: map; NULL = none
-    int nparam;             ///< overrides of scene params
-    const char* const* paramName;   ///< names (nparam)
-    const double* paramValue;       ///< values (nparam)
-    int internalValue;      ///< do not set
+    const char* preset;            ///< name of a preset in the scene's presets: map; NULL = none
+    int nparam;                    ///< overrides of scene params
+    const char* const* paramName;  ///< names (nparam)
+    const double* paramValue;      ///< values (nparam)
+    int internalValue;             ///< do not set
 } alcLoadDef;
 
 /// Opaque simulator: owns the backend, its memory and handles.
