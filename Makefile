@@ -38,6 +38,8 @@ LDLIBS   = -lyaml -lz -lm -lpthread
 ifeq ($(OPENMP),1)
 CFLAGS  += -fopenmp
 LDLIBS  += -fopenmp
+else
+CFLAGS  += -Wno-unknown-pragmas
 endif
 ifeq ($(WERROR),1)
 CFLAGS  += -Werror
@@ -88,8 +90,17 @@ GPU_TESTS  = $(BUILD)/alcove_gpu_tests
 DEPS = $(LIB_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(GPUT_OBJS:.o=.d) \
        $(BUILD)/obj/examples/hello.d
 
-.PHONY: all test gpu-test bench asan ubsan tsan memcheck format format-check echo clean
-all: $(STATIC_LIB) $(SHARED_LIB) $(ALCOVE) $(HELLO)
+.PHONY: all deps test gpu-test bench asan ubsan tsan memcheck format format-check echo clean
+all: deps $(STATIC_LIB) $(SHARED_LIB) $(ALCOVE) $(HELLO)
+
+# the Debian packages the build needs; tools/bootstrap.sh installs them
+deps:
+	@for h in yaml.h zlib.h; do \
+	  echo "#include <$$h>" | $(CC) -E -x c - >/dev/null 2>&1 || \
+	  { echo "missing $$h: run tools/bootstrap.sh (installs libyaml-dev zlib1g-dev)"; exit 1; }; \
+	done
+	@if [ "$(CUDA)" = "1" ] && [ ! -x "$(NVCC)" ]; then \
+	  echo "nvcc not found at $(NVCC): set CUDA_HOME, or build without CUDA: make CUDA=0"; exit 1; fi
 
 # ---- rules ---------------------------------------------------------------------------------
 $(BUILD)/obj/%.o: %.c Makefile
@@ -133,6 +144,7 @@ gpu-test: all $(GPU_TESTS)
 	@ALC_BUILD=$(BUILD) ./$(GPU_TESTS) $(FILTER); rc=$$?; \
 	 if [ $$rc -eq 2 ]; then echo "gpu-test: waived (no CUDA device)"; exit 0; fi; exit $$rc
 
+# the benchmark table on this machine; BENCHFLAGS="--record bench/results" commits a record
 bench: all
 	./$(ALCOVE) bench --table $(BENCHFLAGS)
 

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Set up alcove on a fresh Debian machine: install the missing Debian packages (as root), build
+# the library and the program, run the default contact scene and check its output.
+#
+#   tools/bootstrap.sh [SCENE]          default scene: scenes/pile_well.yaml
+#
+# Packages: build-essential (gcc, make), libyaml-dev (scene files), zlib1g-dev (compressed
+# frames and states). The CUDA toolkit comes from the machine's CUDA install
+# (/usr/local/cuda); without nvcc the build is CPU-only (CUDA=0).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scene="${1:-scenes/pile_well.yaml}"
+
+packages=(build-essential libyaml-dev zlib1g-dev)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "bootstrap: installing ${missing[*]}"
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "bootstrap: run as root (or: sudo apt-get install ${missing[*]})" >&2
+        exit 2
+    fi
+    apt-get update -q
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+cuda=0
+if [ -x "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc" ]; then cuda=1; fi
+echo "bootstrap: building (CUDA=$cuda)"
+make -j"$(nproc)" CUDA="$cuda"
+
+name="$(basename "$scene" .yaml)"
+echo "bootstrap: running $scene -> out/$name"
+./build/alcove run "$scene" --out "out/$name"
+./build/alcove check "out/$name"
+echo "bootstrap: done. Open out/$name/frames.pvd in ParaView; statistics in out/$name/stats.csv"
