@@ -284,13 +284,13 @@ alctStatus alcr_contact_merge(alcrBackend* B, int* nactive) {
             takeOld = i < B->npair;
         if (!takeOld && j >= nc) break;
         if (takeOld) {
-            alcrPair* P = &B->pairs[i++];
-            if (P->gamma < B->cp.removeBelow) {
+            alcrPair P = B->pairs[i++];  // a copy: growing may move B->pairs
+            if (P.gamma < B->cp.removeBelow) {
                 changed = 1;
                 continue;
             }
             if (nout >= B->pairCap && !grow(B, &nout)) goto overflow;
-            B->pairsTmp[nout++] = *P;
+            B->pairsTmp[nout++] = P;
         } else {
             alcrCand* C = &cand[j++];
             int keep = 0;
