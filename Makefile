@@ -125,9 +125,9 @@ $(ALCOVE): $(TOOL_OBJS) $(STATIC_LIB)
 # the example uses only the public header and links the shared library
 $(BUILD)/obj/examples/hello.o: examples/hello.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(CSTD) $(OPT) $(CWARN) $(DEPFLAGS) -Iinclude -c $< -o $@
+	$(CC) $(CSTD) $(OPT) $(CWARN) $(DEPFLAGS) $(SANFLAGS) -Iinclude -c $< -o $@
 $(HELLO): $(BUILD)/obj/examples/hello.o $(SHARED_LIB)
-	$(CC) -o $@ $< -L$(BUILD) -Wl,-rpath,'$$ORIGIN' -lalcove -lm
+	$(CC) -o $@ $< -L$(BUILD) -Wl,-rpath,'$$ORIGIN' -lalcove -lm $(SANFLAGS)
 
 $(TESTS): $(TEST_OBJS) $(STATIC_LIB)
 	$(LINK) -o $@ $(TEST_OBJS) $(STATIC_LIB) $(LDLIBS)

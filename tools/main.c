@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
     if (!strcmp(cmd, "check")) return alc_cmdCheck(argc - 1, argv + 1);
     if (!strcmp(cmd, "ccd-check")) return alc_cmdCcdCheck(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench")) return alc_cmdBench(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench-geometry")) return alc_cmdBenchGeometry(argc - 1, argv + 1);
     fprintf(stderr, "alcove: unknown command '%s'\n\n", cmd);
     usage(stderr);
     return ALC_EXIT_USAGE;
