@@ -63,7 +63,7 @@ LIB_CSRC  = $(sort $(wildcard host/*.c) $(wildcard host/ref/*.c))
 LIB_CUSRC = $(sort $(wildcard cuda/*.cu))
 TOOL_SRC  = $(sort $(wildcard tools/*.c))
 TEST_SRC  = $(sort $(wildcard tests/*.c))
-GPUT_SRC  = $(sort $(wildcard tests/gpu/*.c)) tests/main.c
+GPUT_SRC  = $(sort $(wildcard tests/gpu/*.c))
 
 LIB_OBJS  = $(LIB_CSRC:%.c=$(BUILD)/obj/%.o)
 ifeq ($(CUDA),1)
@@ -78,7 +78,7 @@ LINK      = $(CC)
 endif
 TOOL_OBJS = $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJS = $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
-GPUT_OBJS = $(GPUT_SRC:%.c=$(BUILD)/obj/%.o)
+GPUT_OBJS = $(GPUT_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/tests/main_gpu.o
 
 STATIC_LIB = $(BUILD)/libalcove.a
 SHARED_LIB = $(BUILD)/libalcove.so
@@ -131,6 +131,11 @@ $(HELLO): $(BUILD)/obj/examples/hello.o $(SHARED_LIB)
 
 $(TESTS): $(TEST_OBJS) $(STATIC_LIB)
 	$(LINK) -o $@ $(TEST_OBJS) $(STATIC_LIB) $(LDLIBS)
+
+# the GPU runner: the same harness, waiving everything without a device
+$(BUILD)/obj/tests/main_gpu.o: tests/main.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DALC_GPU_TESTS -Itests -c $< -o $@
 
 $(GPU_TESTS): $(GPUT_OBJS) $(STATIC_LIB)
 	$(LINK) -o $@ $(GPUT_OBJS) $(STATIC_LIB) $(LDLIBS)

@@ -92,8 +92,21 @@ static int cmpEntry(const void* a, const void* b) {
     return c ? c : strcmp(ta->name, tb->name);
 }
 
+#ifdef ALC_GPU_TESTS
+#include "alc/alc.h"
+#endif
+
 int main(int argc, char** argv) {
     const char* filter = argc > 1 ? argv[1] : NULL;
+#ifdef ALC_GPU_TESTS
+    // GPU tests run only on a usable device; otherwise the whole runner is waived (exit 2,
+    // cuda-samples' EXIT_WAIVED): never "passed" without a GPU
+    if (!alcu_cudaAvailable()) {
+        printf("waived: no usable CUDA device (%d GPU tests not run)\n", g_ntest);
+        printf("0 passed, 0 failed, %d skipped\n", g_ntest);
+        return 2;
+    }
+#endif
     int passed = 0, failed = 0, skipped = 0;
     qsort(g_tests, (size_t)g_ntest, sizeof g_tests[0], cmpEntry);
     double t0 = now();
