@@ -79,8 +79,9 @@ typedef struct alciBackendOps_ {
     alctStatus (*lineSearchBound)(void* be, double fraction, int allTets, double* rmax);
     /// L(XHAT + r P) (Eq. 12 with the slack minimized out).
     alctStatus (*energy)(void* be, double r, double* L);
-    /// XHAT += r P.
-    alctStatus (*stepXhat)(void* be, double r);
+    /// XHAT += r P; *flips = pairs whose side of c = lambda/mu (active or not) changed
+    /// between the last assembleContact and the new XHAT.
+    alctStatus (*stepXhat)(void* be, double r, int* flips);
     /// Slack, multiplier and decay updates, Alg. 2 lines 20-29.
     alctStatus (*alUpdate)(void* be);
     /// Broad phase and CCD from X to XHAT: per-pair times of impact, minimum time of impact.

@@ -49,7 +49,7 @@ static void toc(Timer* t) {
 /// SolveSubproblem, AL paper Algorithm 2: projected Newton on L with a backtracking line search
 /// (full step ends it), then the slack, multiplier and decay updates.
 static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp, int muFromDiag,
-                                  int contact, int nonInvertible, int invAll) {
+                                  int contact, int nonInvertible, int invAll, int settle) {
     const alcModel* m = sim->m;
     const alcOption* o = &m->opt;
     const alciBackendOps* ops = sim->be.ops;
@@ -118,7 +118,8 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
             }
             r *= 0.5;
         }
-        if (st == ALC_OK && accepted) st = ops->stepXhat(be, r);
+        int flips = 0;
+        if (st == ALC_OK && accepted) st = ops->stepXhat(be, r, &flips);
         toc(&t);
         if (st != ALC_OK) return st;
         if (!accepted) {
@@ -132,8 +133,11 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
             }
             break;
         }
-        // a full Newton step ends the subproblem (line 16)
-        if (r == 1) break;
+        // a full Newton step ends the subproblem (line 16); once the state follows the iterate
+        // (settle: the last outer step advanced fully), only when no pair changed sides in it,
+        // so that the iterates the step ends on solve their piecewise-quadratic model exactly
+        // (while the active set is still being explored, that would only cost iterations)
+        if (r == 1 && (flips == 0 || !contact || !settle)) break;
         // a converged iterate ends it too (p vanishing at rounding level)
         if (sout.pInf <= 1e-14 * (m->diag > 0 ? m->diag : 1)) break;
     }
@@ -192,7 +196,7 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
     }
 
     // Algorithm 1 main loop
-    double beta = 1;
+    double beta = 1, lastAlpha = 0;
     int k = 0, stall = 0;
     s->alphaMin = 1;
     while (beta > o->epsilon) {
@@ -203,7 +207,8 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
                       o->epsilon);
             break;
         }
-        st = solveSubproblem(sim, d, &cp, muFromDiag, contact, nonInvertible, invAll);
+        st = solveSubproblem(sim, d, &cp, muFromDiag, contact, nonInvertible, invAll,
+                             k > 0 && lastAlpha >= 1);
         if (st != ALC_OK) return st;
 
         // CCD from x to xhat: pairs with times of impact (Alg. 3) and MaxStepSize
@@ -255,6 +260,7 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
 
         // beta of Eq. 9 tracks the weight of the first K_min iterates (Alg. 1 lines 14-18)
         if (k + 1 >= kmin) beta *= 1 - alpha;
+        lastAlpha = alpha;
         k++;
         s->alphaSum += alpha;
         if (alpha < s->alphaMin) s->alphaMin = alpha;

@@ -174,7 +174,7 @@ ALC_TEST(scene_badFiles) {
         ALC_ERR_SCENE, "e1.yaml:2:22: unknown key 'youngs'", "youngs_modulus"));
     // wrong type
     snprintf(buf, sizeof buf, "%sbodies:\n  - mesh: {box: {size: big}}\n", kHead);
-    ENSURE(expectError("e2.yaml", buf, ALC_ERR_SCENE, "e2.yaml:4:24:", "not a number"));
+    ENSURE(expectError("e2.yaml", buf, ALC_ERR_SCENE, "e2.yaml:4:24:", "unknown name 'big'"));
     // value out of range
     ENSURE(expectError("e3.yaml",
                        "materials:\n  soft: {poisson_ratio: 0.7}\nbodies:\n  - mesh: {box: {}}\n",

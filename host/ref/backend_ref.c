@@ -162,9 +162,10 @@ static alctStatus opEnergy(void* be, double r, double* L) {
     return ALC_OK;
 }
 
-static alctStatus opStepXhat(void* be, double r) {
+static alctStatus opStepXhat(void* be, double r, int* flips) {
     alcrBackend* B = (alcrBackend*)be;
     alcr_vec_axpby(B->N, r, B->p, 1.0, B->xhat);
+    *flips = alcr_contact_flips(B, B->xhat);
     return ALC_OK;
 }
 

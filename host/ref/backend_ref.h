@@ -23,6 +23,7 @@ typedef struct alcrPair_ {
     double d;       // distance at X (m)
     double g[12];   // grad d at X
     double c;       // constraint value at the last evaluated xhat (scratch)
+    int active;     // c < lambda/mu at the last assembly (its Hessian is in the matrix)
 } alcrPair;
 
 /// A candidate pair that collides along X -> XHAT, with its time of impact.
@@ -93,7 +94,8 @@ typedef struct alcrBackend_ {
     int ncand, candCap;
     int* bpPT;        // broad-phase PT output (candCap x 2)
     int* bpEE;        // broad-phase EE output (candCap x 2)
-    double* candToi;  // per broad-phase candidate time of impact (2 candCap)
+    double* candToi;   // per broad-phase candidate conservative time of impact (2 candCap)
+    double* candReach; // per candidate time it comes within xi + delta/2, or 2 (2 candCap)
     double* vmin;     // per-vertex earliest time of impact (n)
     alcrBroad* broad;
 
@@ -125,8 +127,12 @@ void alcr_contact_linearize(alcrBackend* B);
 double alcr_contact_energy(alcrBackend* B, const double* pos);
 alctStatus alcr_contact_assemble(alcrBackend* B);
 void alcr_contact_alUpdate(alcrBackend* B);
+/// Pairs whose activity (c < lambda/mu) at the positions pos differs from the last assembly.
+int alcr_contact_flips(alcrBackend* B, const double* pos);
 alctStatus alcr_contact_merge(alcrBackend* B, int* nactive);
 alctStatus alcr_contact_report(alcrBackend* B, alcContact* out, int cap, int* n, double* bodyForce);
+/// Normal force of a pair times h^2 (IP units), AL paper Eq. 23 (see contact_ref.c).
+double alcr_contact_normalForce(const alcrBackend* B, const alcrPair* P);
 /// Make sure the BSR pattern holds the static and contact blocks.
 alctStatus alcr_contact_pattern(alcrBackend* B);
 

@@ -4,6 +4,10 @@
 #include "hd/alcm_ccd.h"
 #include "ref/backend_ref.h"
 
+/// Rescale of the second CCD query that decides whether a pair comes within reach: the pair
+/// must close 99% of its gap to xi + delta/2.
+#define ALCR_REACH_RESCALE 0.01
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +18,8 @@ static alctStatus allocCandidates(alcrBackend* B, int cap) {
     if (ee) B->bpEE = ee;
     double* toi = (double*)realloc(B->candToi, sizeof(double) * 2 * (size_t)cap);
     if (toi) B->candToi = toi;
+    double* reach = (double*)realloc(B->candReach, sizeof(double) * 2 * (size_t)cap);
+    if (reach) B->candReach = reach;
     alcrCand* c = (alcrCand*)realloc(B->cand, sizeof(alcrCand) * 2 * (size_t)cap);
     if (c) B->cand = c;
     if (!pt || !ee || !toi || !c) return ALC_ERR_NOMEM;
@@ -40,6 +46,7 @@ void alcr_ccd_free(alcrBackend* B) {
     free(B->bpPT);
     free(B->bpEE);
     free(B->candToi);
+    free(B->candReach);
     free(B->cand);
     free(B->vmin);
     alcr_broad_free(B->broad);
@@ -93,6 +100,7 @@ alctStatus alcr_ccd_collect(alcrBackend* B, alciCollectOut* out) {
     // the PT buffer may have been grown by the EE query: PT results stay valid (realloc keeps)
     int ntot = npt + nee;
     double xi = o->ccdMinSep, s = o->ccdRescale;
+    double xiReach = o->ccdMinSep + 0.5 * B->cp.delta;
     int maxIter = o->ccdMaxIter;
     // narrow phase: additive CCD on every candidate
 #pragma omp parallel for schedule(dynamic, 256) if (ntot > ALCR_PAR_MIN)
@@ -116,16 +124,31 @@ alctStatus alcr_ccd_collect(alcrBackend* B, alciCollectOut* out) {
             x[a] = alcm_v3_load(B->x + 3 * v[a]);
             dx[a] = alcm_v3_sub(alcm_v3_load(B->xhat + 3 * v[a]), x[a]);
         }
-        double toi = 1;
+        // the conservative time of impact bounds alpha (MaxStepSize); the pair joins the
+        // active set only if the path really brings it within xi + delta/2 (it "generates an
+        // intersection", AL paper Alg. 3 line 4): a pair whose gap merely shrinks to s times
+        // its start gap, like a vertex sliding over a shared edge of coplanar triangles at
+        // height delta, would otherwise enter with a tilted linearization that snags sliding
+        double toi = 1, reach = 1;
         int hit = c < npt ? alcm_ccd_pt(x, dx, xi, s, 1.0, maxIter, &toi, NULL)
                           : alcm_ccd_ee(x, dx, xi, s, 1.0, maxIter, &toi, NULL);
+        int reaches = 0;
+        if (hit) {
+            reaches = c < npt ? alcm_ccd_pt(x, dx, xiReach, ALCR_REACH_RESCALE, 1.0, maxIter, &reach, NULL)
+                              : alcm_ccd_ee(x, dx, xiReach, ALCR_REACH_RESCALE, 1.0, maxIter, &reach, NULL);
+        }
         B->candToi[c] = hit ? toi : 2.0;
+        B->candReach[c] = reaches ? reach : 2.0;
     }
-    // keep the colliding pairs, in key order (PT before EE, each sorted by primitives)
+    // alpha: the smallest conservative time of impact; the active-set candidates: the pairs
+    // that come within reach, with the time they do, in key order (PT before EE)
     int nc = 0;
     double minToi = 1;
     for (int c = 0; c < ntot; c++) {
-        if (B->candToi[c] > 1) continue;
+        if (B->candToi[c] < minToi) minToi = B->candToi[c];
+    }
+    for (int c = 0; c < ntot; c++) {
+        if (B->candReach[c] > 1) continue;
         alcrCand* C = &B->cand[nc++];
         if (c < npt) {
             int i = B->bpPT[2 * c], t = B->bpPT[2 * c + 1];
@@ -144,8 +167,7 @@ alctStatus alcr_ccd_collect(alcrBackend* B, alciCollectOut* out) {
             C->v[2] = m->edge_vert[2 * e1];
             C->v[3] = m->edge_vert[2 * e1 + 1];
         }
-        C->toi = B->candToi[c];
-        if (C->toi < minToi) minToi = C->toi;
+        C->toi = B->candReach[c];
     }
     B->ncand = nc;
     out->minToi = minToi;

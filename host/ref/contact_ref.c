@@ -6,7 +6,18 @@
 // contributes gamma * phi(c), phi(c) = mu/2 c^2 - lambda c for c < lambda/mu and
 // -lambda^2/(2 mu) beyond, which is C1 and convex in c; its derivative mu (c - lambda/mu - s)
 // is exactly the gradient coefficient of Alg. 2 line 10.
+//
+// Hessian: Alg. 2 line 11 adds mu gamma grad d grad d^T for every pair in C, active or not.
+// alcove adds it only for pairs active at the current iterate (the exact curvature of the
+// piecewise-quadratic L), and a subproblem ends on a full Newton step only when no pair
+// changed sides during it, so that a full step lands on the subproblem's minimizer. With the
+// printed Hessian, an inactive pair (lambda = 0, c > 0: a body just above a surface) keeps a
+// stiffness mu gamma >> the vertex mass in the normal direction, the Newton step there is
+// scaled down by about M / (M + mu gamma), the full step is still accepted, and the body
+// hovers over the surface with no contact force for several steps; under friction that
+// alone made a block on a slope stick and slip at the wrong threshold.
 #include "hd/alcm_distance.h"
+#include "hd/alcm_friction.h"
 #include "hd/alcm_vec.h"
 #include "ref/backend_ref.h"
 #include "ref/vec_ref.h"
@@ -184,6 +195,8 @@ alctStatus alcr_contact_assemble(alcrBackend* B) {
         alcrPair* P = &B->pairs[p];
         P->c = constraintAt(B, P, B->xhat);
         phi(B, P, P->c, &coef[p]);
+        double lam = B->cp.penalty ? 0 : P->lambda;
+        P->active = P->c < lam / B->cp.mu;
     }
     // gather rows: G += gamma phi' grad d, H += mu gamma grad d grad d^T (lines 10-11)
     alcrBsr* A = &B->A;
@@ -196,6 +209,9 @@ alctStatus alcr_contact_assemble(alcrBackend* B) {
             const alcrPair* P = &B->pairs[p];
             const double* ga = P->g + 3 * a;
             for (int k = 0; k < 3; k++) B->g[3 * i + k] += coef[p] * ga[k];
+            // the exact curvature of gamma phi(c): mu gamma grad d grad d^T where the pair is
+            // active (c < lambda/mu), zero where it is not (see the file comment)
+            if (!P->active) continue;
             double s = mu * P->gamma;
             for (int b = 0; b < 4; b++) {
                 int j = P->v[b];
@@ -211,6 +227,17 @@ alctStatus alcr_contact_assemble(alcrBackend* B) {
         }
     }
     return ALC_OK;
+}
+
+int alcr_contact_flips(alcrBackend* B, const double* pos) {
+    int flips = 0;
+    for (int p = 0; p < B->npair; p++) {
+        const alcrPair* P = &B->pairs[p];
+        double lam = B->cp.penalty ? 0 : P->lambda;
+        int active = constraintAt(B, P, pos) < lam / B->cp.mu;
+        flips += active != P->active;
+    }
+    return flips;
 }
 
 void alcr_contact_alUpdate(alcrBackend* B) {
@@ -325,6 +352,18 @@ overflow:
                      B->pairCap);
 }
 
+double alcr_contact_normalForce(const alcrBackend* B, const alcrPair* P) {
+    // AL paper Eq. 23 evaluates h^-2 mu (c - s - lambda/mu); after the multiplier update of
+    // Alg. 2 (lambda <- lambda - mu c for an active pair) that force is exactly lambda: the
+    // force the last subproblem applied. Evaluating c again on top of the updated lambda would
+    // count the remaining violation twice while the multipliers are still converging.
+    if (B->cp.penalty) {
+        double c = P->d - B->cp.delta;  // the penalty model has no multipliers: mu (-c)_+
+        return c < 0 ? -P->gamma * B->cp.mu * c : 0;
+    }
+    return P->lambda > 0 ? P->lambda : 0;
+}
+
 alctStatus alcr_contact_report(alcrBackend* B, alcContact* out, int cap, int* n,
                                double* bodyForce) {
     const alcModel* m = B->m;
@@ -333,11 +372,7 @@ alctStatus alcr_contact_report(alcrBackend* B, alcContact* out, int cap, int* n,
     int cnt = 0;
     for (int p = 0; p < B->npair; p++) {
         const alcrPair* P = &B->pairs[p];
-        // normal force of AL paper Eq. 23 at the final state, where c = d - delta
-        double c = P->d - B->cp.delta;
-        double lam = B->cp.penalty ? 0 : P->lambda;
-        double F = P->gamma * ih2 * (lam - B->cp.mu * c);
-        if (F < 0) F = 0;
+        double F = alcr_contact_normalForce(B, P) * ih2;
         for (int a = 0; a < 4; a++) {
             int b = m->vert_body[P->v[a]];
             for (int k = 0; k < 3; k++) bodyForce[3 * b + k] += F * P->g[3 * a + k];
@@ -365,6 +400,34 @@ alctStatus alcr_contact_report(alcrBackend* B, alcContact* out, int cap, int* n,
         C->normalForce = F;
         C->lambda = P->lambda;
         C->gamma = P->gamma;
+    }
+    // friction forces of the lagged pairs at the final state (IPC §5: -grad D / h^2)
+    double eps = B->cp.frictionEpsV * B->h;
+    int j = 0;
+    for (int f = 0; f < B->nfric; f++) {
+        const alcrFric* Fp = &B->fric[f];
+        alcV3 x[4], xt[4];
+        for (int a = 0; a < 4; a++) {
+            x[a] = alcm_v3_load(B->x + 3 * Fp->v[a]);
+            xt[a] = alcm_v3_load(B->xt + 3 * Fp->v[a]);
+        }
+        double u[2];
+        alcm_fric_u(Fp->w, Fp->T, x, xt, u);
+        alcV3 q = alcm_fric_q(u, Fp->T, eps);
+        // force on vertex a: -coef w_a q; bodies get their share
+        for (int a = 0; a < 4; a++) {
+            int b = m->vert_body[Fp->v[a]];
+            bodyForce[3 * b] -= Fp->coef * Fp->w[a] * q.x;
+            bodyForce[3 * b + 1] -= Fp->coef * Fp->w[a] * q.y;
+            bodyForce[3 * b + 2] -= Fp->coef * Fp->w[a] * q.z;
+        }
+        // the reported pair of the same key (both lists are in key order)
+        while (j < cnt && B->pairs[j].key < Fp->key) j++;
+        if (j < cnt && B->pairs[j].key == Fp->key) {
+            out[j].frictionForce[0] = -Fp->coef * q.x;
+            out[j].frictionForce[1] = -Fp->coef * q.y;
+            out[j].frictionForce[2] = -Fp->coef * q.z;
+        }
     }
     *n = cnt;
     return ALC_OK;

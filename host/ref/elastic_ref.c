@@ -212,8 +212,9 @@ alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out) {
             }
         }
     }
-    if (B->cp.friction) alcr_friction_assemble(B);
-    // max diagonal entry of Hess E over free DOFs (AL paper Eq. 20)
+    // max diagonal entry of Hess E over free DOFs (AL paper Eq. 20), from inertia and
+    // elasticity: the friction Hessian acts in the tangent plane only and, in its static
+    // regime, scales as 1/(h eps_v), which would make mu swing from step to step
     double md = 0;
     for (int i = 0; i < n; i++) {
         if (B->kin[i]) continue;
@@ -222,6 +223,7 @@ alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out) {
             if (dg[4 * k] > md) md = dg[4 * k];
         }
     }
+    if (B->cp.friction) alcr_friction_assemble(B);
     out->maxDiag = md;
     out->nblocks = A->nnzb;
     return ALC_OK;

@@ -33,17 +33,18 @@ static double pairFriction(const alcModel* m, const alcrPair* P) {
 void alcr_friction_lag(alcrBackend* B) {
     const alcModel* m = B->m;
     double ih2 = 1.0 / (B->h * B->h);
-    double mu = B->lastMu, delta = B->lastDelta;
     B->nfric = 0;
-    if (!(mu > 0)) return;
+    if (!(B->lastMu > 0)) return;
     // pairs linearized at XT (= X now): normal force of Eq. 23, basis and weights at XT
     alcr_contact_linearize(B);
+    alciContactParams cur = B->cp;
+    B->cp.mu = B->lastMu;
+    B->cp.delta = B->lastDelta;
     for (int p = 0; p < B->npair && B->nfric < B->fricCap; p++) {
         const alcrPair* P = &B->pairs[p];
         double muf = pairFriction(m, P);
         if (!(muf > 0)) continue;
-        double c = P->d - delta;
-        double F = P->gamma * ih2 * (P->lambda - mu * c);
+        double F = ih2 * alcr_contact_normalForce(B, P);
         if (!(F > 0)) continue;
         alcrFric* f = &B->fric[B->nfric];
         alcV3 n;
@@ -55,6 +56,7 @@ void alcr_friction_lag(alcrBackend* B) {
         f->coef = muf * F;
         B->nfric++;
     }
+    B->cp = cur;
 }
 
 static void loadPair(const double* pos, const int v[4], alcV3 x[4]) {
