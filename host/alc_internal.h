@@ -32,6 +32,19 @@ void alci_setMessage(char* err, int errsz, const char* fmt, ...)
 /// Wall-clock seconds (monotonic).
 double alci_now(void);
 
+/// Accumulating phase timer of the step loops (host/step.c, host/step_ipc.c).
+typedef struct {
+    double t0;
+    double* acc;
+} alciTimer;
+static inline void alci_tic(alciTimer* t, double* acc) {
+    t->t0 = alci_now();
+    t->acc = acc;
+}
+static inline void alci_toc(alciTimer* t) {
+    *t->acc += alci_now() - t->t0;
+}
+
 /// The simulator: the model, the backend and the host-side step state.
 struct alcSim_ {
     const alcModel* m;       // the model (not owned)

@@ -101,6 +101,23 @@ typedef struct alciBackendOps_ {
     int (*nactive)(void* be);
     /// Peak memory held by the backend (bytes).
     size_t (*memory)(void* be);
+
+    // ---- the IPC barrier model (host/step_ipc.c); XHAT is its intersection-free iterate ----
+    /// XHAT := X with the kinematic vertices at their targets (for a CCD-bounded advance).
+    alctStatus (*ipcPlaceKinematic)(void* be);
+    /// XHAT := X.
+    alctStatus (*ipcSyncXhat)(void* be);
+    /// Barrier constraint set at XHAT: *n pairs within dhat, smallest squared distance.
+    alctStatus (*ipcConstraints)(void* be, double dhat, int* n, double* minDist2);
+    /// G += kappa grad B, H += kappa PSD-projected Hess B at XHAT. With initKappa, first set
+    /// *kappa by IPC's gradient balance, clamped to [kappaMin, kappaMax].
+    alctStatus (*ipcAssemble)(void* be, double dhat, double* kappa, double kappaMin,
+                              double kappaMax, int initKappa);
+    /// Incremental potential E + kappa B at XHAT + r P (constraint set rebuilt there).
+    alctStatus (*ipcEnergy)(void* be, double r, double dhat, double kappa, double* E,
+                            double* minDist2);
+    /// Smallest conservative time of impact along XHAT -> XHAT + P.
+    alctStatus (*ipcStepBound)(void* be, double* toi);
 } alciBackendOps;
 
 /// A backend: its operation table and its state.

@@ -49,6 +49,12 @@ alctStatus alci_mesh_cylinder(double radius, double height, int resRadial, int r
 /// the ring (>= 3), resMinor cells across the tube diameter (>= 2).
 alctStatus alci_mesh_torus(double R, double r, int resMajor, int resMinor, alciMesh* mesh);
 
+/// Annular-sector prism (a voussoir): radii ri < ro around the z axis, from angle a0 to a1
+/// (radians, counter-clockwise in the xy plane), z from -depth/2 to depth/2; n = cells along
+/// the radius, the angle and the depth.
+alctStatus alci_mesh_ringSegment(double ri, double ro, double a0, double a1, double depth,
+                                 const int n[3], alciMesh* mesh);
+
 // ---- procedural generators: obstacle surfaces (triangles only) ----------------------------
 
 /// Square plane in xz (normal +y) of size sx x sz (m), res cells per side (>= 1).

@@ -240,3 +240,31 @@ alctStatus alci_mesh_torus(double R, double r, int resMajor, int resMinor, alciM
     }
     return gridTets(&g, mesh);
 }
+
+alctStatus alci_mesh_ringSegment(double ri, double ro, double a0, double a1, double depth,
+                                 const int n[3], alciMesh* mesh) {
+    if (!mesh) return ALC_ERR_INVALID_ARG;
+    memset(mesh, 0, sizeof *mesh);
+    if (!n || !finitePositive(ri) || !(ro > ri) || !isfinite(ro) || !finitePositive(depth) ||
+        !isfinite(a0) || !(a1 > a0) || !(a1 - a0 < 6.283185307179586) || n[0] < 1 || n[1] < 1 ||
+        n[2] < 1) {
+        return ALC_ERR_INVALID_ARG;
+    }
+    // grid axes: radius, angle, depth; (r, theta, z) is right-handed, so cells keep orientation
+    HexGrid g = {{n[0], n[1], n[2]}, 0, {0, 0, 0}};
+    alctStatus s = gridAlloc(&g, mesh);
+    if (s != ALC_OK) return s;
+    double* v = mesh->vert;
+    for (int k = 0; k <= n[2]; k++) {
+        for (int j = 0; j <= n[1]; j++) {
+            double th = a0 + (a1 - a0) * (double)j / (double)n[1];
+            for (int i = 0; i <= n[0]; i++) {
+                double r = ri + (ro - ri) * (double)i / (double)n[0];
+                *v++ = r * cos(th);
+                *v++ = r * sin(th);
+                *v++ = 0.5 * depth * gridCoord(k, n[2]);
+            }
+        }
+    }
+    return gridTets(&g, mesh);
+}

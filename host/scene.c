@@ -374,7 +374,8 @@ static int readMesh(Loader* L, alciYNode* owner, int solid, alciMesh* mesh) {
     if (!alciy_expectMap(&L->y, n, "mesh")) return 0;
     if (n->n != 1) {
         return alciy_fail(&L->y, n, "mesh needs exactly one entry: file: PATH or a generator (%s)",
-                          solid ? "box, sphere, cylinder, torus" : "plane, box, bowl, funnel");
+                          solid ? "box, sphere, cylinder, torus, ring_segment"
+                                : "plane, box, bowl, funnel, tube");
     }
     const char* kind = n->key[0]->str;
     alciYNode* g = n->item[0];
@@ -459,6 +460,39 @@ static int readMesh(Loader* L, alciYNode* owner, int solid, alciMesh* mesh) {
                 return alciy_fail(&L->y, g, "torus minor_radius %g must be below major_radius %g",
                                   r, R);
             st = alci_mesh_torus(R, r, seg, cells, mesh);
+        } else if (solid && !strcmp(kind, "ring_segment")) {
+            double ri = 0.8, ro = 1, a0 = 0, a1 = 30, depth = 0.2;
+            int cells[3] = {1, 1, 1};
+            static const char* const k[] = {
+                "inner_radius", "outer_radius", "start_angle", "end_angle", "depth", "cells", NULL};
+            if (!alciy_getNumber(&L->y, g, "inner_radius", &ri, 1e-12, BIG, 0) ||
+                !alciy_getNumber(&L->y, g, "outer_radius", &ro, 1e-12, BIG, 0) ||
+                !alciy_getNumber(&L->y, g, "start_angle", &a0, -BIG, BIG, 0) ||
+                !alciy_getNumber(&L->y, g, "end_angle", &a1, -BIG, BIG, 0) ||
+                !alciy_getNumber(&L->y, g, "depth", &depth, 1e-12, BIG, 0) ||
+                !alciy_getIntVec(&L->y, g, "cells", cells, 3, 1, 1, 10000, 0) ||
+                !alciy_checkKeys(&L->y, g, k)) {
+                return 0;
+            }
+            if (!(ro > ri))
+                return alciy_fail(
+                    &L->y, g, "ring_segment outer_radius %g must exceed inner_radius %g", ro, ri);
+            if (!(a1 > a0) || a1 - a0 >= 360)
+                return alciy_fail(&L->y, g,
+                                  "ring_segment needs start_angle < end_angle < start_angle + 360");
+            st =
+                alci_mesh_ringSegment(ri, ro, a0 * M_PI / 180, a1 * M_PI / 180, depth, cells, mesh);
+        } else if (!solid && !strcmp(kind, "tube")) {
+            double r = 0.1, h = 1;
+            int seg = 24;
+            static const char* const k[] = {"radius", "height", "segments", NULL};
+            if (!alciy_getNumber(&L->y, g, "radius", &r, 1e-12, BIG, 0) ||
+                !alciy_getNumber(&L->y, g, "height", &h, 1e-12, BIG, 0) ||
+                !alciy_getInt(&L->y, g, "segments", &seg, 3, 100000, 0) ||
+                !alciy_checkKeys(&L->y, g, k)) {
+                return 0;
+            }
+            st = alci_mesh_funnel(r, r, h, seg, mesh);
         } else if (!solid && !strcmp(kind, "plane")) {
             double size[2] = {10, 10};
             int cells = 1;
@@ -515,7 +549,8 @@ static int readMesh(Loader* L, alciYNode* owner, int solid, alciMesh* mesh) {
         } else {
             return alciy_fail(&L->y, n->key[0], "unknown %s mesh kind '%s' (use file or %s)",
                               solid ? "body" : "obstacle", kind,
-                              solid ? "box, sphere, cylinder, torus" : "plane, box, bowl, funnel");
+                              solid ? "box, sphere, cylinder, torus, ring_segment"
+                                    : "plane, box, bowl, funnel, tube");
         }
         if (st != ALC_OK)
             return alciy_fail(&L->y, g, "cannot generate the %s mesh (%s)", kind,

@@ -401,15 +401,16 @@ static double parseAtom(Expr* e) {
         while (isalpha((unsigned char)*e->s) && k < 15) name[k++] = *e->s++;
         name[k] = 0;
         skipSpace(e);
-        static const char* const fn[] = {"sin", "cos", "tan", "asin", "acos", "atan", "sqrt", "abs",
-                                         "radians", "degrees", NULL};
+        static const char* const fn[] = {"sin",  "cos", "tan",     "asin",    "acos", "atan",
+                                         "sqrt", "abs", "radians", "degrees", NULL};
         int f = -1;
         for (int i = 0; fn[i]; i++) {
             if (!strcmp(name, fn[i])) f = i;
         }
         if (f < 0 || *e->s != '(') {
             e->bad = 1;
-            alciy_fail(e->ctx, e->at, "expression '%s': unknown name '%s' (functions: sin, cos, tan, "
+            alciy_fail(e->ctx, e->at,
+                       "expression '%s': unknown name '%s' (functions: sin, cos, tan, "
                        "asin, acos, atan, sqrt, abs, radians, degrees; parameters start with $)",
                        e->at->str, name);
             return 0;
@@ -417,16 +418,26 @@ static double parseAtom(Expr* e) {
         double a = parseAtom(e);
         if (e->bad) return 0;
         switch (f) {
-            case 0: return sin(a);
-            case 1: return cos(a);
-            case 2: return tan(a);
-            case 3: return asin(a);
-            case 4: return acos(a);
-            case 5: return atan(a);
-            case 6: return sqrt(a);
-            case 7: return fabs(a);
-            case 8: return a * M_PI / 180;
-            default: return a * 180 / M_PI;
+            case 0:
+                return sin(a);
+            case 1:
+                return cos(a);
+            case 2:
+                return tan(a);
+            case 3:
+                return asin(a);
+            case 4:
+                return acos(a);
+            case 5:
+                return atan(a);
+            case 6:
+                return sqrt(a);
+            case 7:
+                return fabs(a);
+            case 8:
+                return a * M_PI / 180;
+            default:
+                return a * 180 / M_PI;
         }
     }
     char* end = NULL;

@@ -33,19 +33,6 @@ static int hasNonInvertible(const alcModel* m) {
     return 0;
 }
 
-typedef struct {
-    double t0;
-    double* acc;
-} Timer;
-
-static void tic(Timer* t, double* acc) {
-    t->t0 = alci_now();
-    t->acc = acc;
-}
-static void toc(Timer* t) {
-    *t->acc += alci_now() - t->t0;
-}
-
 /// SolveSubproblem, AL paper Algorithm 2: projected Newton on L with a backtracking line search
 /// (full step ends it), then the slack, multiplier and decay updates.
 static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp, int muFromDiag,
@@ -55,14 +42,14 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
     const alciBackendOps* ops = sim->be.ops;
     void* be = sim->be.state;
     alcStepStat* s = &d->stat;
-    Timer t;
+    alciTimer t;
     alctStatus st;
     int cgMax = o->cgMaxIter > 0 ? o->cgMaxIter : (9 * m->nvert < 20000 ? 9 * m->nvert : 20000);
     if (cgMax < 100) cgMax = 100;
     for (int it = 0; it < o->maxNewton; it++) {
         // gradient and projected Hessian of E, then the AL terms (Alg. 2 lines 5-12)
         alciAssembleOut aout;
-        tic(&t, &s->time[ALC_TIMER_HESSIAN]);
+        alci_tic(&t, &s->time[ALC_TIMER_HESSIAN]);
         st = ops->assembleElastic(be, &aout);
         if (st == ALC_OK && muFromDiag && s->newton == 0) {
             // mu_init = C max_i (Hess E)_ii, AL paper Eq. 20; penalty ablation scales it
@@ -72,7 +59,7 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
             ops->setContactParams(be, cp);
         }
         if (st == ALC_OK && contact) st = ops->assembleContact(be);
-        toc(&t);
+        alci_toc(&t);
         if (st != ALC_OK) return st;
         if (aout.nblocks > d->maxuse_blocks) d->maxuse_blocks = aout.nblocks;
         int nact = ops->nactive(be);
@@ -81,9 +68,9 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
 
         // Newton direction by PCG (line 13)
         alciSolveOut sout;
-        tic(&t, &s->time[ALC_TIMER_PCG]);
+        alci_tic(&t, &s->time[ALC_TIMER_PCG]);
         st = ops->solve(be, o->cgTol, cgMax, &sout);
-        toc(&t);
+        alci_toc(&t);
         if (st != ALC_OK) return st;
         s->newton++;
         s->cgTotal += sout.iters;
@@ -98,7 +85,7 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         // backtracking line search on L (line 14), inversion-free for non-invertible materials
         // and, under ALC_INVERSION_ALL, for every material: an invertible energy (corotated)
         // may otherwise lead xhat into inverted elements that x can never reach
-        tic(&t, &s->time[ALC_TIMER_LINESEARCH]);
+        alci_tic(&t, &s->time[ALC_TIMER_LINESEARCH]);
         double rmax = 1;
         if (nonInvertible || invAll) {
             st = ops->lineSearchBound(be, o->inversionFraction, invAll, &rmax);
@@ -120,7 +107,7 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         }
         int flips = 0;
         if (st == ALC_OK && accepted) st = ops->stepXhat(be, r, &flips);
-        toc(&t);
+        alci_toc(&t);
         if (st != ALC_OK) return st;
         if (!accepted) {
             // a predicted decrease below the rounding of L means xhat is already stationary;
@@ -156,7 +143,7 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
     void* be = sim->be.state;
     alcStepStat* s = &d->stat;
     double tstart = alci_now();
-    Timer t;
+    alciTimer t;
     alctStatus st;
     int contact = o->contact != ALC_CONTACT_NONE;
     int friction = contact && frictionOn(m);
@@ -189,9 +176,9 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
     st = ops->beginStep(be, &in);
     if (st != ALC_OK) return st;
     if (contact) {
-        tic(&t, &s->time[ALC_TIMER_CCD]);
+        alci_tic(&t, &s->time[ALC_TIMER_CCD]);
         st = ops->linearize(be);
-        toc(&t);
+        alci_toc(&t);
         if (st != ALC_OK) return st;
     }
 
@@ -212,13 +199,13 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
         if (st != ALC_OK) return st;
 
         // CCD from x to xhat: pairs with times of impact (Alg. 3) and MaxStepSize
-        tic(&t, &s->time[ALC_TIMER_CCD]);
+        alci_tic(&t, &s->time[ALC_TIMER_CCD]);
         double alpha = 1, ccdAlpha = 1;
         if (contact) {
             alciCollectOut cout;
             st = ops->collect(be, &cout);
             if (st != ALC_OK) {
-                toc(&t);
+                alci_toc(&t);
                 return st;
             }
             if (cout.grown) {
@@ -230,7 +217,7 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
             int nact = 0, grown = 0;
             st = ops->mergeActive(be, &nact, &grown);
             if (st != ALC_OK) {
-                toc(&t);
+                alci_toc(&t);
                 return st;
             }
             if (grown) {
@@ -245,7 +232,7 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
             double ainv = 1;
             st = ops->inversionBound(be, o->inversionFraction, invAll, &ainv);
             if (st != ALC_OK) {
-                toc(&t);
+                alci_toc(&t);
                 return st;
             }
             if (ainv < alpha) alpha = ainv;
@@ -255,7 +242,7 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
                  d->step + 1, k + 1, alpha, ccdAlpha, ops->nactive(be), cp.mu, s->newton);
         st = ops->advance(be, alpha);
         if (st == ALC_OK && contact) st = ops->linearize(be);
-        toc(&t);
+        alci_toc(&t);
         if (st != ALC_OK) return st;
 
         // beta of Eq. 9 tracks the weight of the first K_min iterates (Alg. 1 lines 14-18)

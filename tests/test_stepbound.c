@@ -1,15 +1,15 @@
 // The step bound (CCD over all candidates + inversion bound) never yields an intersecting or
 // inverted state: random walks of large random motions, each advanced by the bound, every state
 // judged by the independent exact checker.
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "alc_internal.h"
 #include "check.h"
 #include "ref/backend_ref.h"
 #include "test_macros.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
 
@@ -74,7 +74,8 @@ ALC_TEST(stepbound_randomMotionsStayClean) {
         double scale = 0.16 * pow(10, -3 * urand());
         for (int b = 0; b < m->nbody; b++) {
             if (m->body_type[b] != ALC_BODY_SOLID) continue;
-            double t[3] = {scale * (urand() - 0.5), scale * (urand() - 0.5), scale * (urand() - 0.5)};
+            double t[3] = {scale * (urand() - 0.5), scale * (urand() - 0.5),
+                           scale * (urand() - 0.5)};
             for (int v = m->body_vertadr[b]; v < m->body_vertadr[b] + m->body_vertnum[b]; v++) {
                 for (int k = 0; k < 3; k++) {
                     B->xhat[3 * v + k] = x[3 * v + k] + t[k] + 0.25 * scale * (urand() - 0.5);
@@ -115,8 +116,10 @@ ALC_TEST(stepbound_randomMotionsStayClean) {
         ENSURE_MSG(rep.clean, "trial %d (alpha %g): %s", trial, alpha, rep.message);
         clean++;
     }
-    alct_note("%d random motions: all %d results clean; %d limited by the bound (mean alpha %.3f), "
-              "%d colliding pairs found", trials, clean, limited, alphaSum / trials, ncollide);
+    alct_note(
+        "%d random motions: all %d results clean; %d limited by the bound (mean alpha %.3f), "
+        "%d colliding pairs found",
+        trials, clean, limited, alphaSum / trials, ncollide);
     ENSURE(limited > trials / 4);  // the motions really were blocked by contact or inversion
     ENSURE(limited < trials);      // and some were not
     free(x);

@@ -27,6 +27,11 @@ static const BenchEntry kTable[] = {
     {"rings_box", "scenes/rings_box.yaml", "", 60},
     {"pile_well", "scenes/pile_well.yaml", "", 60},
     {"rigid_cubes", "scenes/rigid_cubes.yaml", "", 40},
+    // the frictional validation scenes (AL paper Figs. 8-10, 14)
+    {"momentum", "scenes/momentum.yaml", "", 60},
+    {"slope", "scenes/slope.yaml", "", 130},
+    {"arch", "scenes/arch.yaml", "", 250},
+    {"roller", "scenes/roller.yaml", "", 50},
 };
 #define NTABLE ((int)(sizeof kTable / sizeof kTable[0]))
 

@@ -1,13 +1,13 @@
 // alcove bench-geometry: time the reference broad phase and additive CCD on a scene's surfaces
 // swept over one step (x -> x + h v + noise), the measurement of the contact-geometry issue.
+#include "cli.h"
+#include "hd/alcm_ccd.h"
+#include "ref/broad_ref.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include "cli.h"
-#include "hd/alcm_ccd.h"
-#include "ref/broad_ref.h"
 
 static double now(void) {
     struct timespec ts;
@@ -25,12 +25,13 @@ int alc_cmdBenchGeometry(int argc, char** argv) {
         if (r < 0) return ALC_EXIT_USAGE;
         if (r > 0) continue;
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            printf("usage: alcove bench-geometry SCENE [--motion M] [--repeats R] [--preset P] "
-                   "[--set N=V]\n\n"
-                   "Sweeps every surface vertex of SCENE by a random displacement of up to M\n"
-                   "metres (default 0.005) and times the reference broad phase (BVH build and\n"
-                   "point-triangle and edge-edge queries) and additive CCD on every candidate;\n"
-                   "prints the best of R repeats (default 3).\n");
+            printf(
+                "usage: alcove bench-geometry SCENE [--motion M] [--repeats R] [--preset P] "
+                "[--set N=V]\n\n"
+                "Sweeps every surface vertex of SCENE by a random displacement of up to M\n"
+                "metres (default 0.005) and times the reference broad phase (BVH build and\n"
+                "point-triangle and edge-edge queries) and additive CCD on every candidate;\n"
+                "prints the best of R repeats (default 3).\n");
             return ALC_EXIT_OK;
         } else if (!strcmp(argv[i], "--motion") && i + 1 < argc) {
             motion = atof(argv[++i]);
@@ -114,8 +115,10 @@ int alc_cmdBenchGeometry(int argc, char** argv) {
                 dx[a] = alcm_v3_sub(alcm_v3_load(x1 + 3 * v[a]), x[a]);
             }
             double toi;
-            int hit = c < npt ? alcm_ccd_pt(x, dx, 0, m->opt.ccdRescale, 1, m->opt.ccdMaxIter, &toi, NULL)
-                              : alcm_ccd_ee(x, dx, 0, m->opt.ccdRescale, 1, m->opt.ccdMaxIter, &toi, NULL);
+            int hit =
+                c < npt
+                    ? alcm_ccd_pt(x, dx, 0, m->opt.ccdRescale, 1, m->opt.ccdMaxIter, &toi, NULL)
+                    : alcm_ccd_ee(x, dx, 0, m->opt.ccdRescale, 1, m->opt.ccdMaxIter, &toi, NULL);
             hits += hit;
         }
         double t3 = now();
@@ -127,9 +130,10 @@ int alc_cmdBenchGeometry(int argc, char** argv) {
     printf("scene %s: %d surface triangles, %d edges, %d points; motion up to %g m\n",
            alc_sceneName(m), m->ntri, m->nedge, m->nsvert, motion);
     printf("candidates: %d point-triangle, %d edge-edge; %ld may collide\n", npt, nee, collide);
-    printf("broad phase: build %.4f s, query %.4f s; CCD %.4f s (%.3g queries/s); total %.4f s "
-           "(best of %d)\n", best[0], best[1], best[2], best[2] > 0 ? ncand / best[2] : 0, best[3],
-           repeats);
+    printf(
+        "broad phase: build %.4f s, query %.4f s; CCD %.4f s (%.3g queries/s); total %.4f s "
+        "(best of %d)\n",
+        best[0], best[1], best[2], best[2] > 0 ? ncand / best[2] : 0, best[3], repeats);
     free(pt);
     free(ee);
     free(x1);

@@ -30,6 +30,7 @@ static void runUsage(FILE* out) {
         "  states/state_NNNNNN.alcs + topology.alct  exact binary states for 'alcove check'\n"
         "  stats.csv (or stats.jsonl)              one line of statistics per step\n"
         "  contacts/contacts_NNNNNN.csv            contact pairs and forces (--contacts)\n"
+        "  contacts/bodies_NNNNNN.csv              total contact force per body (--contacts)\n"
         "  summary.txt, run.json                   end-of-run summary and run metadata\n"
         "\n"
         "options:\n"
@@ -82,6 +83,18 @@ static int writeContacts(const char* path, alcSim* sim, char* err, int errsz) {
             k->body[1], k->distance, k->normal[0], k->normal[1], k->normal[2], k->normalForce,
             k->frictionForce[0], k->frictionForce[1], k->frictionForce[2], k->lambda, k->gamma);
     }
+    return alci_file_commit(&f, err, errsz) == ALC_OK;
+}
+
+/// Total contact force per body (alcData.body_force) into a CSV file.
+static int writeBodyForces(const char* path, const alcModel* m, const alcData* d, char* err,
+                           int errsz) {
+    alciFile f;
+    if (alci_file_open(&f, path, err, errsz) != ALC_OK) return 0;
+    alci_file_printf(&f, "body,name,fx,fy,fz\n");
+    for (int b = 0; b < m->nbody; b++)
+        alci_file_printf(&f, "%d,%s,%.9g,%.9g,%.9g\n", b, alc_bodyName(m, b), d->body_force[3 * b],
+                         d->body_force[3 * b + 1], d->body_force[3 * b + 2]);
     return alci_file_commit(&f, err, errsz) == ALC_OK;
 }
 
@@ -149,6 +162,11 @@ static int writeFrame(Writer* w, alcSim* sim, const alcData* d, long idx) {
     if (w->contacts && sim) {
         snprintf(path, sizeof path, "%s/contacts/contacts_%06ld.csv", w->out, idx);
         if (!writeContacts(path, sim, err, sizeof err)) {
+            fprintf(stderr, "alcove: %s\n", err);
+            return 0;
+        }
+        snprintf(path, sizeof path, "%s/contacts/bodies_%06ld.csv", w->out, idx);
+        if (!writeBodyForces(path, w->m, d, err, sizeof err)) {
             fprintf(stderr, "alcove: %s\n", err);
             return 0;
         }

@@ -49,6 +49,8 @@ static void opDestroy(void* be) {
     alcr_contact_free(B);
     alcr_ccd_free(B);
     alcr_friction_free(B);
+    alcr_momentum_free(B);
+    alcr_ipc_free(B);
     free(B->xt);
     free(B->vt);
     free(B->xtilde);
@@ -75,6 +77,8 @@ static alctStatus opBeginStep(void* be, const alciStepInput* in) {
     memcpy(B->vt, in->v, sizeof(double) * (size_t)B->N);
     memcpy(B->x, in->x, sizeof(double) * (size_t)B->N);
     memcpy(B->kin, in->kinMask, (size_t)B->n);
+    memcpy(B->kinTarget, in->kinTarget, sizeof(double) * (size_t)B->N);
+    B->nipc = 0;
     double h = in->h;
     for (int v = 0; v < B->n; v++) {
         for (int k = 0; k < 3; k++) {
@@ -94,6 +98,7 @@ static alctStatus opBeginStep(void* be, const alciStepInput* in) {
     if (B->cp.friction) alcr_friction_lag(B);
     leaveThreads(ts);
     B->patternDirty = 1;
+    B->compDirty = 1;
     return ALC_OK;
 }
 
@@ -137,6 +142,7 @@ static alctStatus opSolve(void* be, double tol, int maxIter, alciSolveOut* out) 
     out->converged =
         alcr_pcg_solve(&B->A, B->Minv, B->trial, B->p, tol, maxIter, B->pcgWork, &iters);
     out->iters = iters;
+    alcr_momentum_correct(B);
     out->pInf = alcr_vec_maxAbs(B->N, B->p);
     out->gDotP = alcr_vec_dot(B->N, B->g, B->p);
     leaveThreads(ts);
@@ -237,6 +243,66 @@ static size_t opMemory(void* be) {
     return B->bytes + alcr_bsr_bytes(&B->A);
 }
 
+static alctStatus opIpcPlaceKinematic(void* be) {
+    alcrBackend* B = (alcrBackend*)be;
+    for (int v = 0; v < B->n; v++)
+        for (int k = 0; k < 3; k++)
+            B->xhat[3 * v + k] = B->kin[v] ? B->kinTarget[3 * v + k] : B->x[3 * v + k];
+    return ALC_OK;
+}
+
+static alctStatus opIpcSyncXhat(void* be) {
+    alcrBackend* B = (alcrBackend*)be;
+    memcpy(B->xhat, B->x, sizeof(double) * (size_t)B->N);
+    return ALC_OK;
+}
+
+static alctStatus opIpcConstraints(void* be, double dhat, int* n, double* minDist2) {
+    alcrBackend* B = (alcrBackend*)be;
+    ThreadScope ts = enterThreads(B);
+    alctStatus st = alcr_ipc_constraints(B, B->xhat, dhat, minDist2);
+    leaveThreads(ts);
+    *n = B->nipc;
+    return st;
+}
+
+static alctStatus opIpcAssemble(void* be, double dhat, double* kappa, double kappaMin,
+                                double kappaMax, int initKappa) {
+    alcrBackend* B = (alcrBackend*)be;
+    ThreadScope ts = enterThreads(B);
+    if (initKappa && B->nipc > 0) {
+        // IPC's per-step balance: kappa = -(g_B . g_E) / |g_B|^2, clamped (digest §1.7)
+        alcr_ipc_gradient(B, dhat, B->trial);
+        double gbge = alcr_vec_dot(B->N, B->trial, B->g),
+               gbgb = alcr_vec_dot(B->N, B->trial, B->trial);
+        double k = gbgb > 0 ? -gbge / gbgb : 0;
+        *kappa = k < kappaMin ? kappaMin : k > kappaMax ? kappaMax : k;
+    }
+    alctStatus st = alcr_ipc_assemble(B, dhat, *kappa);
+    leaveThreads(ts);
+    return st;
+}
+
+static alctStatus opIpcEnergy(void* be, double r, double dhat, double kappa, double* E,
+                              double* minDist2) {
+    alcrBackend* B = (alcrBackend*)be;
+    ThreadScope ts = enterThreads(B);
+    double e = alcr_elastic_energy(B, r);  // leaves XHAT + r P in trial
+    alctStatus st = alcr_ipc_constraints(B, B->trial, dhat, minDist2);
+    if (st == ALC_OK) e += kappa * alcr_ipc_energy(B, B->trial, dhat);
+    leaveThreads(ts);
+    *E = e;
+    return st;
+}
+
+static alctStatus opIpcStepBound(void* be, double* toi) {
+    alcrBackend* B = (alcrBackend*)be;
+    ThreadScope ts = enterThreads(B);
+    alctStatus st = alcr_ipc_stepBound(B, toi);
+    leaveThreads(ts);
+    return st;
+}
+
 static const alciBackendOps kRefOps = {"ref",
                                        opDestroy,
                                        opResetContacts,
@@ -257,7 +323,13 @@ static const alciBackendOps kRefOps = {"ref",
                                        opEndStep,
                                        opContacts,
                                        opNactive,
-                                       opMemory};
+                                       opMemory,
+                                       opIpcPlaceKinematic,
+                                       opIpcSyncXhat,
+                                       opIpcConstraints,
+                                       opIpcAssemble,
+                                       opIpcEnergy,
+                                       opIpcStepBound};
 
 alctStatus alcr_backend_make(alcSim* sim, alciBackend* out) {
     const alcModel* m = sim->m;
@@ -288,6 +360,8 @@ alctStatus alcr_backend_make(alcSim* sim, alciBackend* out) {
     if (st == ALC_OK) st = alcr_elastic_make(B);
     if (st == ALC_OK) st = alcr_ccd_make(B);
     if (st == ALC_OK) st = alcr_friction_make(B);
+    if (st == ALC_OK) st = alcr_momentum_make(B);
+    if (st == ALC_OK) st = alcr_ipc_make(B);
     if (st != ALC_OK) {
         opDestroy(B);
         if (st == ALC_ERR_NOMEM)

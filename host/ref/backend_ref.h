@@ -26,6 +26,14 @@ typedef struct alcrPair_ {
     int active;     // c < lambda/mu at the last assembly (its Hessian is in the matrix)
 } alcrPair;
 
+/// A barrier constraint of the IPC model: a PT or EE pair within dhat, with its distance type.
+typedef struct alcrIpcPair_ {
+    int type;    // ALCR_PT or ALCR_EE
+    int v[4];    // PT: point, triangle; EE: edge a, edge b
+    int dtype;   // closest-feature type (alctDistType)
+    double eps;  // EE mollifier threshold (IPC Eq. 24); 0 for PT
+} alcrIpcPair;
+
 /// A candidate pair that collides along X -> XHAT, with its time of impact.
 typedef struct alcrCand_ {
     long long key;
@@ -79,6 +87,12 @@ typedef struct alcrBackend_ {
     double* Minv;  // block-Jacobi (n x 9)
     int patternDirty;
     double* redScratch;  // per-element scratch for deterministic reductions
+    int* comp;           // free vertices: component id of the matrix graph; -1 kinematic (n)
+    int* compAnchored;   // 1 if the component touches a kinematic vertex (n)
+    int* compParent;     // union-find scratch (n)
+    double* compSum;     // per component: 3 momentum sums and the mass (4 n)
+    int ncomp;
+    int compDirty;  // recompute components before the next solve
 
     // contact
     alciContactParams cp;
@@ -94,9 +108,10 @@ typedef struct alcrBackend_ {
     int ncand, candCap;
     int* bpPT;        // broad-phase PT output (candCap x 2)
     int* bpEE;        // broad-phase EE output (candCap x 2)
-    double* candToi;   // per broad-phase candidate conservative time of impact (2 candCap)
-    double* candReach; // per candidate time it comes within xi + delta/2, or 2 (2 candCap)
-    double* vmin;     // per-vertex earliest time of impact (n)
+    double* candToi;  // per broad-phase candidate conservative time of impact (2 candCap)
+    double*
+        candReach;  // per candidate time it comes within xi + ALCR_REACH delta, or 2 (2 candCap)
+    double* vmin;   // per-vertex earliest time of impact (n)
     alcrBroad* broad;
 
     // friction lagged from the previous step
@@ -106,8 +121,35 @@ typedef struct alcrBackend_ {
     double lastMu;     // mu at the end of the previous step (for Eq. 23)
     double lastDelta;  // delta at the end of the previous step
 
+    // IPC barrier model (ipc_ref.c): the constraint set at the last evaluated configuration
+    alcrIpcPair* ipc;
+    int nipc, ipcCap;
+    double* kinTarget;  // targets of the kinematic vertices this step (N)
+
     size_t bytes;  // memory held
 } alcrBackend;
+
+// ipc_ref.c: the IPC barrier contact model (IPC paper Eq. 5-7, 24; docs/contact-models.md)
+alctStatus alcr_ipc_make(alcrBackend* B);
+void alcr_ipc_free(alcrBackend* B);
+/// Constraint set at pos: every PT and EE pair within dhat (not all of its vertices kinematic).
+/// *minDist2 = the smallest squared distance among them (dhat^2 when there is none).
+alctStatus alcr_ipc_constraints(alcrBackend* B, const double* pos, double dhat, double* minDist2);
+/// Sum over the constraint set of the mollified barrier b(d^2, dhat^2) at pos (unit stiffness).
+double alcr_ipc_energy(alcrBackend* B, const double* pos, double dhat);
+/// Gradient of the unit-stiffness barrier at XHAT into gb (N, zero on kinematic rows).
+void alcr_ipc_gradient(alcrBackend* B, double dhat, double* gb);
+/// G += kappa grad, H += kappa PSD-projected barrier Hessian blocks, at XHAT.
+alctStatus alcr_ipc_assemble(alcrBackend* B, double dhat, double kappa);
+/// Smallest conservative time of impact along XHAT -> XHAT + P (1 when nothing collides).
+alctStatus alcr_ipc_stepBound(alcrBackend* B, double* toi);
+
+// momentum_ref.c
+alctStatus alcr_momentum_make(alcrBackend* B);
+void alcr_momentum_free(alcrBackend* B);
+/// Restore exact momentum balance of the Newton direction P on every component of free vertices
+/// that touches no kinematic vertex (see momentum_ref.c).
+void alcr_momentum_correct(alcrBackend* B);
 
 // elastic_ref.c
 alctStatus alcr_elastic_make(alcrBackend* B);
@@ -139,6 +181,13 @@ alctStatus alcr_contact_pattern(alcrBackend* B);
 // ccd_ref.c
 alctStatus alcr_ccd_make(alcrBackend* B);
 void alcr_ccd_free(alcrBackend* B);
+/// One broad-phase query (PT when isEE is 0, else EE) into bpPT / bpEE of the tree built from
+/// in, growing the candidate buffers and querying again on overflow (*grown = the new capacity).
+alctStatus alcr_ccd_query(alcrBackend* B, const alcrBroadInput* in, int isEE, int* count,
+                          int* grown);
+/// Stencil vertices of candidate c of the last query (PT pairs first, npt of them, then EE) and
+/// its type (ALCR_PT or ALCR_EE).
+void alcr_ccd_candidate(const alcrBackend* B, int c, int npt, int v[4], int* type);
 alctStatus alcr_ccd_collect(alcrBackend* B, alciCollectOut* out);
 
 // friction_ref.c

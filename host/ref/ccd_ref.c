@@ -4,8 +4,18 @@
 #include "hd/alcm_ccd.h"
 #include "ref/backend_ref.h"
 
+/// A candidate joins the active set when its path brings it within xi + ALCR_REACH delta: it
+/// (nearly) collides, AL paper Alg. 3 line 4. Close to zero on purpose: with delta larger than
+/// the triangles, neighbouring surface primitives that merely approach must not become
+/// constraints (AL paper Fig. 11), and in a masonry joint only the primitives that really
+/// touch should hold the stones (engaging pairs at 0.99 delta gave the arch 2.7 times the
+/// active pairs and 2.2 times the Newton iterations over its first 10 steps). The price: a pair can
+/// end a step inside the offset and is pushed back out to delta in the next, a velocity change of
+/// at most delta / h, so delta must stay small against h times the speeds of interest
+/// (docs/scene-format.md, `delta`).
+#define ALCR_REACH 0.01
 /// Rescale of the second CCD query that decides whether a pair comes within reach: the pair
-/// must close 99% of its gap to xi + delta/2.
+/// must close 99% of its gap to that separation.
 #define ALCR_REACH_RESCALE 0.01
 
 #include <stdlib.h>
@@ -52,9 +62,8 @@ void alcr_ccd_free(alcrBackend* B) {
     alcr_broad_free(B->broad);
 }
 
-/// Run one broad-phase query, growing the candidate buffers and redoing on overflow.
-static alctStatus query(alcrBackend* B, const alcrBroadInput* in, int isEE, int* count,
-                        int* grown) {
+alctStatus alcr_ccd_query(alcrBackend* B, const alcrBroadInput* in, int isEE, int* count,
+                          int* grown) {
     for (;;) {
         int* out = isEE ? B->bpEE : B->bpPT;
         alctStatus st = isEE ? alcr_broad_queryEE(B->broad, in, B->candCap, out, count)
@@ -71,6 +80,25 @@ static alctStatus query(alcrBackend* B, const alcrBroadInput* in, int isEE, int*
             return ALC_ERROR(B->sim, ALC_ERR_NOMEM, "out of memory growing candidates to %d", cap);
         }
         *grown = cap;
+    }
+}
+
+void alcr_ccd_candidate(const alcrBackend* B, int c, int npt, int v[4], int* type) {
+    const alcModel* m = B->m;
+    if (c < npt) {
+        int t = B->bpPT[2 * c + 1];
+        v[0] = m->svert[B->bpPT[2 * c]];
+        v[1] = m->tri_vert[3 * t];
+        v[2] = m->tri_vert[3 * t + 1];
+        v[3] = m->tri_vert[3 * t + 2];
+        *type = ALCR_PT;
+    } else {
+        int e0 = B->bpEE[2 * (c - npt)], e1 = B->bpEE[2 * (c - npt) + 1];
+        v[0] = m->edge_vert[2 * e0];
+        v[1] = m->edge_vert[2 * e0 + 1];
+        v[2] = m->edge_vert[2 * e1];
+        v[3] = m->edge_vert[2 * e1 + 1];
+        *type = ALCR_EE;
     }
 }
 
@@ -94,48 +122,38 @@ alctStatus alcr_ccd_collect(alcrBackend* B, alciCollectOut* out) {
     alctStatus st = alcr_broad_build(B->broad, &in);
     if (st != ALC_OK) return ALC_ERROR(B->sim, st, "broad-phase build failed");
     int npt = 0, nee = 0, grown = 0;
-    st = query(B, &in, 0, &npt, &grown);
-    if (st == ALC_OK) st = query(B, &in, 1, &nee, &grown);
+    st = alcr_ccd_query(B, &in, 0, &npt, &grown);
+    if (st == ALC_OK) st = alcr_ccd_query(B, &in, 1, &nee, &grown);
     if (st != ALC_OK) return st;
     // the PT buffer may have been grown by the EE query: PT results stay valid (realloc keeps)
     int ntot = npt + nee;
     double xi = o->ccdMinSep, s = o->ccdRescale;
-    double xiReach = o->ccdMinSep + 0.5 * B->cp.delta;
+    double xiReach = o->ccdMinSep + ALCR_REACH * B->cp.delta;
     int maxIter = o->ccdMaxIter;
     // narrow phase: additive CCD on every candidate
 #pragma omp parallel for schedule(dynamic, 256) if (ntot > ALCR_PAR_MIN)
     for (int c = 0; c < ntot; c++) {
-        int v[4];
-        if (c < npt) {
-            int sv = m->svert[B->bpPT[2 * c]], t = B->bpPT[2 * c + 1];
-            v[0] = sv;
-            v[1] = m->tri_vert[3 * t];
-            v[2] = m->tri_vert[3 * t + 1];
-            v[3] = m->tri_vert[3 * t + 2];
-        } else {
-            int e0 = B->bpEE[2 * (c - npt)], e1 = B->bpEE[2 * (c - npt) + 1];
-            v[0] = m->edge_vert[2 * e0];
-            v[1] = m->edge_vert[2 * e0 + 1];
-            v[2] = m->edge_vert[2 * e1];
-            v[3] = m->edge_vert[2 * e1 + 1];
-        }
+        int v[4], type;
+        alcr_ccd_candidate(B, c, npt, v, &type);
         alcV3 x[4], dx[4];
         for (int a = 0; a < 4; a++) {
             x[a] = alcm_v3_load(B->x + 3 * v[a]);
             dx[a] = alcm_v3_sub(alcm_v3_load(B->xhat + 3 * v[a]), x[a]);
         }
         // the conservative time of impact bounds alpha (MaxStepSize); the pair joins the
-        // active set only if the path really brings it within xi + delta/2 (it "generates an
-        // intersection", AL paper Alg. 3 line 4): a pair whose gap merely shrinks to s times
-        // its start gap, like a vertex sliding over a shared edge of coplanar triangles at
-        // height delta, would otherwise enter with a tilted linearization that snags sliding
+        // active set only if the path really brings it within xi + ALCR_REACH delta (it "generates
+        // an intersection", AL paper Alg. 3 line 4): a pair whose gap merely shrinks to s times its
+        // start gap, like a vertex sliding over a shared edge of coplanar triangles at height
+        // delta, would otherwise enter with a tilted linearization that snags sliding
         double toi = 1, reach = 1;
         int hit = c < npt ? alcm_ccd_pt(x, dx, xi, s, 1.0, maxIter, &toi, NULL)
                           : alcm_ccd_ee(x, dx, xi, s, 1.0, maxIter, &toi, NULL);
         int reaches = 0;
         if (hit) {
-            reaches = c < npt ? alcm_ccd_pt(x, dx, xiReach, ALCR_REACH_RESCALE, 1.0, maxIter, &reach, NULL)
-                              : alcm_ccd_ee(x, dx, xiReach, ALCR_REACH_RESCALE, 1.0, maxIter, &reach, NULL);
+            reaches =
+                c < npt
+                    ? alcm_ccd_pt(x, dx, xiReach, ALCR_REACH_RESCALE, 1.0, maxIter, &reach, NULL)
+                    : alcm_ccd_ee(x, dx, xiReach, ALCR_REACH_RESCALE, 1.0, maxIter, &reach, NULL);
         }
         B->candToi[c] = hit ? toi : 2.0;
         B->candReach[c] = reaches ? reach : 2.0;

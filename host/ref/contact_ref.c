@@ -124,11 +124,14 @@ void alcr_contact_reset(alcrBackend* B) {
 alctStatus alcr_contact_pattern(alcrBackend* B) {
     if (!B->patternDirty) return ALC_OK;
     // stencils of the active pairs and the lagged friction pairs
-    int ns = B->npair + B->nfric;  // each at most pairCap: the scratch holds 2 pairCap
+    // with the IPC model's barrier constraints (ipc_ref.c), which take the place of the AL
+    // pairs (npair is 0 then): each count is at most pairCap and the scratch holds 2 pairCap
+    int npair = B->npair + B->nipc;
+    int ns = npair + B->nfric;
     int* sv = B->stencil;
     for (int p = 0; p < B->npair; p++) memcpy(sv + 4 * p, B->pairs[p].v, 4 * sizeof(int));
-    for (int f = 0; f < B->nfric; f++)
-        memcpy(sv + 4 * (B->npair + f), B->fric[f].v, 4 * sizeof(int));
+    for (int p = 0; p < B->nipc; p++) memcpy(sv + 4 * (B->npair + p), B->ipc[p].v, 4 * sizeof(int));
+    for (int f = 0; f < B->nfric; f++) memcpy(sv + 4 * (npair + f), B->fric[f].v, 4 * sizeof(int));
     int needed = 0;
     alctStatus st = alcr_bsr_setPattern(&B->A, B->srowptr, B->scol, ns, sv, &needed);
     if (st == ALC_ERR_CAPACITY) {
@@ -138,6 +141,7 @@ alctStatus alcr_contact_pattern(alcrBackend* B) {
                          needed, B->A.cap);
     }
     B->patternDirty = 0;
+    B->compDirty = 1;
     return st;
 }
 

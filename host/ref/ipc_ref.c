@@ -1,0 +1,217 @@
+// The IPC barrier contact model on the reference backend (IPC paper, papers/
+// ipc-incremental-potential-contact.txt; constants in research/seeds-000-004.md §1): the
+// constraint set of PT and EE pairs within dhat, the log barrier on squared distances (Eq. 6,
+// §7) with the edge-edge mollifier (Eq. 24), its gradient and PSD-projected Hessian (Eq. 7),
+// and the conservative CCD step bound. The Newton loop is host/step_ipc.c.
+#include "hd/alcm_barrier.h"
+#include "hd/alcm_ccd.h"
+#include "hd/alcm_distance.h"
+#include "ref/backend_ref.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+alctStatus alcr_ipc_make(alcrBackend* B) {
+    B->ipcCap = B->pairCap;
+    B->ipc = (alcrIpcPair*)malloc(sizeof(alcrIpcPair) * (size_t)B->ipcCap);
+    B->kinTarget = (double*)malloc(sizeof(double) * (size_t)B->N);
+    if (!B->ipc || !B->kinTarget) return ALC_ERR_NOMEM;
+    B->bytes += sizeof(alcrIpcPair) * (size_t)B->ipcCap + sizeof(double) * (size_t)B->N;
+    B->nipc = 0;
+    return ALC_OK;
+}
+
+void alcr_ipc_free(alcrBackend* B) {
+    free(B->ipc);
+    free(B->kinTarget);
+}
+
+/// Stencil positions of a pair at pos.
+static void stencil(const alcrBackend* B, const alcrIpcPair* P, const double* pos, alcV3 x[4]) {
+    (void)B;
+    for (int a = 0; a < 4; a++) x[a] = alcm_v3_load(pos + 3 * P->v[a]);
+}
+
+/// Broad phase over the motion from -> to, inflated by `inflate`: candidates in bpPT / bpEE.
+static alctStatus broad(alcrBackend* B, const double* from, const double* to, double inflate,
+                        int* npt, int* nee) {
+    const alcModel* m = B->m;
+    alcrBroadInput in;
+    memset(&in, 0, sizeof in);
+    in.nvert = B->n;
+    in.x0 = from;
+    in.x1 = to;
+    in.nsvert = m->nsvert;
+    in.svert = m->svert;
+    in.nedge = m->nedge;
+    in.edge = m->edge_vert;
+    in.ntri = m->ntri;
+    in.tri = m->tri_vert;
+    in.vert_passive = B->kin;
+    in.inflate = inflate;
+    alctStatus st = alcr_broad_build(B->broad, &in);
+    if (st != ALC_OK) return ALC_ERROR(B->sim, st, "broad-phase build failed");
+    int grown = 0;
+    *npt = *nee = 0;
+    st = alcr_ccd_query(B, &in, 0, npt, &grown);
+    if (st == ALC_OK) st = alcr_ccd_query(B, &in, 1, nee, &grown);
+    return st;
+}
+
+alctStatus alcr_ipc_constraints(alcrBackend* B, const double* pos, double dhat, double* minDist2) {
+    const alcModel* m = B->m;
+    int npt = 0, nee = 0;
+    alctStatus st = broad(B, pos, pos, 0.5 * dhat, &npt, &nee);
+    if (st != ALC_OK) return st;
+    double S = dhat * dhat, lo = S;
+    int n = 0;
+    // serial: the pairs come out in the broad phase's sorted order (deterministic)
+    for (int c = 0; c < npt + nee; c++) {
+        alcrIpcPair P;
+        alcr_ccd_candidate(B, c, npt, P.v, &P.type);
+        alcV3 x[4];
+        stencil(B, &P, pos, x);
+        if (P.type == ALCR_PT) {
+            P.dtype = alcm_pt_type(x[0], x[1], x[2], x[3]);
+            P.eps = 0;
+        } else {
+            P.dtype = alcm_ee_type(x[0], x[1], x[2], x[3]);
+            alcV3 r[4];
+            for (int a = 0; a < 4; a++) r[a] = alcm_v3_load(m->vert_x0 + 3 * P.v[a]);
+            P.eps = alcm_mollifierEps(r[0], r[1], r[2], r[3]);
+        }
+        double s = P.type == ALCR_PT ? alcm_pt_dist2(x, P.dtype) : alcm_ee_dist2(x, P.dtype);
+        if (!(s < S)) continue;
+        if (n >= B->ipcCap) {
+            return ALC_ERROR(B->sim, ALC_ERR_CAPACITY,
+                             "more than %d barrier constraints within dhat (raise "
+                             "capacity.contactPairs)",
+                             B->ipcCap);
+        }
+        B->ipc[n++] = P;
+        if (s < lo) lo = s;
+    }
+    B->nipc = n;
+    B->patternDirty = 1;
+    *minDist2 = lo;
+    return ALC_OK;
+}
+
+/// Mollified barrier of one pair at x; with g/H, its gradient and Hessian over the stencil.
+static double pairBarrier(const alcrIpcPair* P, const alcV3 x[4], double S, double* g, double* H) {
+    int ee = P->type == ALCR_EE;
+    double s = ee ? alcm_ee_dist2(x, P->dtype) : alcm_pt_dist2(x, P->dtype);
+    double b = alcm_barrier(s, S);
+    double mol = 1, gm[12], Hm[144];
+    if (ee) mol = alcm_mollifier(x, P->eps, H ? gm : NULL, H ? Hm : NULL);
+    if (!g && !H) return mol * b;
+    double gs[12], Hs[144];
+    if (ee) {
+        alcm_ee_dist2Grad(x, P->dtype, gs);
+        if (H) alcm_ee_dist2Hess(x, P->dtype, Hs);
+    } else {
+        alcm_pt_dist2Grad(x, P->dtype, gs);
+        if (H) alcm_pt_dist2Hess(x, P->dtype, Hs);
+    }
+    double b1 = alcm_barrierD1(s, S), b2 = alcm_barrierD2(s, S);
+    // barrier of the squared distance: grad = b' grad s, Hess = b'' grad s grad s^T + b' Hess s
+    for (int i = 0; i < 12; i++) g[i] = mol * b1 * gs[i];
+    if (ee && mol < 1)
+        for (int i = 0; i < 12; i++) g[i] += b * gm[i];
+    if (!H) return mol * b;
+    for (int i = 0; i < 12; i++) {
+        for (int j = 0; j < 12; j++) {
+            double h = mol * (b2 * gs[i] * gs[j] + b1 * Hs[12 * i + j]);
+            if (ee && mol < 1) h += b1 * (gm[i] * gs[j] + gs[i] * gm[j]) + b * Hm[12 * i + j];
+            H[12 * i + j] = h;
+        }
+    }
+    alcm_projectPsd(H, 12);
+    return mol * b;
+}
+
+double alcr_ipc_energy(alcrBackend* B, const double* pos, double dhat) {
+    double S = dhat * dhat, e = 0;
+    for (int p = 0; p < B->nipc; p++) {
+        alcV3 x[4];
+        stencil(B, &B->ipc[p], pos, x);
+        e += pairBarrier(&B->ipc[p], x, S, NULL, NULL);
+    }
+    return e;
+}
+
+void alcr_ipc_gradient(alcrBackend* B, double dhat, double* gb) {
+    double S = dhat * dhat;
+    memset(gb, 0, sizeof(double) * (size_t)B->N);
+    for (int p = 0; p < B->nipc; p++) {
+        const alcrIpcPair* P = &B->ipc[p];
+        alcV3 x[4];
+        double g[12];
+        stencil(B, P, B->xhat, x);
+        pairBarrier(P, x, S, g, NULL);
+        for (int a = 0; a < 4; a++) {
+            if (B->kin[P->v[a]]) continue;
+            for (int k = 0; k < 3; k++) gb[3 * P->v[a] + k] += g[3 * a + k];
+        }
+    }
+}
+
+alctStatus alcr_ipc_assemble(alcrBackend* B, double dhat, double kappa) {
+    double S = dhat * dhat;
+    alcrBsr* A = &B->A;
+    for (int p = 0; p < B->nipc; p++) {
+        const alcrIpcPair* P = &B->ipc[p];
+        alcV3 x[4];
+        double g[12], H[144];
+        stencil(B, P, B->xhat, x);
+        pairBarrier(P, x, S, g, H);
+        for (int a = 0; a < 4; a++) {
+            int i = P->v[a];
+            if (B->kin[i]) continue;
+            for (int k = 0; k < 3; k++) B->g[3 * i + k] += kappa * g[3 * a + k];
+            for (int b = 0; b < 4; b++) {
+                int j = P->v[b];
+                if (B->kin[j]) continue;
+                int blk = alcr_bsr_find(A, i, j);
+                if (blk < 0)
+                    return ALC_ERROR(B->sim, ALC_ERR_CAPACITY,
+                                     "barrier block missing from the Hessian pattern");
+                double* dst = A->val + 9 * blk;
+                for (int k = 0; k < 3; k++)
+                    for (int l = 0; l < 3; l++)
+                        dst[3 * k + l] += kappa * H[12 * (3 * a + k) + 3 * b + l];
+            }
+        }
+    }
+    return ALC_OK;
+}
+
+alctStatus alcr_ipc_stepBound(alcrBackend* B, double* toi) {
+    const alcOption* o = &B->m->opt;
+    double* to = B->trial;
+    for (int i = 0; i < B->N; i++) to[i] = B->xhat[i] + B->p[i];
+    int npt = 0, nee = 0;
+    alctStatus st = broad(B, B->xhat, to, 0.5 * o->ccdMinSep, &npt, &nee);
+    if (st != ALC_OK) return st;
+    int ntot = npt + nee;
+    double tmin = 1;
+#pragma omp parallel for schedule(dynamic, 256) reduction(min : tmin) if (ntot > ALCR_PAR_MIN)
+    for (int c = 0; c < ntot; c++) {
+        int v[4], type;
+        alcr_ccd_candidate(B, c, npt, v, &type);
+        alcV3 x[4], dx[4];
+        for (int a = 0; a < 4; a++) {
+            x[a] = alcm_v3_load(B->xhat + 3 * v[a]);
+            dx[a] = alcm_v3_sub(alcm_v3_load(to + 3 * v[a]), x[a]);
+        }
+        double t = 1;
+        int hit =
+            type == ALCR_PT
+                ? alcm_ccd_pt(x, dx, o->ccdMinSep, o->ccdRescale, 1.0, o->ccdMaxIter, &t, NULL)
+                : alcm_ccd_ee(x, dx, o->ccdMinSep, o->ccdRescale, 1.0, o->ccdMaxIter, &t, NULL);
+        if (hit && t < tmin) tmin = t;
+    }
+    *toi = tmin;
+    return ALC_OK;
+}

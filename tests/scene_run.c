@@ -1,0 +1,79 @@
+// Scene runs for the tests (scene_run.h).
+#include "scene_run.h"
+
+#include "check.h"
+#include "test_macros.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int openRun(Run* r, const char* scene, const char* const* names, const double* values,
+            int contact) {
+    memset(r, 0, sizeof *r);
+    char path[1024], err[1024];
+    snprintf(path, sizeof path, "%s/scenes/%s", alct_rootDir(), scene);
+    alcLoadDef ld = alc_defaultLoadDef();
+    while (names && names[ld.nparam]) ld.nparam++;
+    ld.paramName = names;
+    ld.paramValue = values;
+    if (alc_loadScene(path, &ld, &r->m, err, sizeof err) != ALC_OK) {
+        fprintf(stderr, "  %s\n", err);
+        return 0;
+    }
+    if (contact >= 0) r->m->opt.contact = contact;
+    alcSimDef def = alc_defaultSimDef();
+    def.backend = ALC_BACKEND_REF;
+    if (alc_makeData(r->m, &r->d) != ALC_OK || alc_makeSim(r->m, &def, &r->sim) != ALC_OK) {
+        fprintf(stderr, "  %s: %s\n", scene, r->sim ? alc_lastError(r->sim) : "out of memory");
+        return 0;
+    }
+    r->obstacle = (unsigned char*)calloc((size_t)r->m->nbody, 1);
+    for (int b = 0; b < r->m->nbody; b++) r->obstacle[b] = r->m->body_type[b] == ALC_BODY_OBSTACLE;
+    r->clean = 1;
+    return 1;
+}
+
+void closeRun(Run* r) {
+    alc_deleteSim(r->sim);
+    alc_deleteData(r->d);
+    alc_deleteModel(r->m);
+    free(r->obstacle);
+}
+
+int stepRun(Run* r) {
+    if (alc_step(r->sim, r->d) != ALC_OK) {
+        fprintf(stderr, "  step %ld: %s\n", r->d->step + 1, alc_lastError(r->sim));
+        return 0;
+    }
+    const alcModel* m = r->m;
+    alciCheckInput in;
+    memset(&in, 0, sizeof in);
+    in.nvert = m->nvert;
+    in.x = r->d->x;
+    in.ntet = m->ntet;
+    in.tet = m->tet_vert;
+    in.ntri = m->ntri;
+    in.tri = m->tri_vert;
+    in.nedge = m->nedge;
+    in.edge = m->edge_vert;
+    in.tet_body = m->tet_body;
+    in.tri_body = m->tri_body;
+    in.edge_body = m->edge_body;
+    in.body_obstacle = r->obstacle;
+    alciCheckReport rep;
+    if (alci_check_state(&in, &rep) != ALC_OK || !rep.clean) {
+        fprintf(stderr, "  step %ld: not clean: %s\n", r->d->step, rep.message);
+        r->clean = 0;
+        return 0;
+    }
+    return 1;
+}
+
+void bodyCentre(const Run* r, int b, double c[3]) {
+    const alcModel* m = r->m;
+    c[0] = c[1] = c[2] = 0;
+    int a = m->body_vertadr[b], n = m->body_vertnum[b];
+    for (int i = a; i < a + n; i++)
+        for (int k = 0; k < 3; k++) c[k] += r->d->x[3 * i + k] / n;
+}

@@ -1,0 +1,321 @@
+// Physics validation against known answers (AL paper §6.1 and Figs. 7-11, 14): first-order
+// convergence in the time step, momentum conservation under frictional contact, the sliding
+// threshold on a slope, the masonry arch, the friction roller, and a large contact offset on a
+// fine mesh. Each runs a scene file from scenes/, checks every state it produces with the
+// independent checker (host/check.c), and prints the measured quantity next to the expected one.
+#include "scene_run.h"
+#include "test_macros.h"
+
+#include "alc/alc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/// Least-squares slope of log(e) over log(h).
+static double fittedOrder(const double* h, const double* e, int n) {
+    double mx = 0, my = 0, sxy = 0, sxx = 0;
+    for (int i = 0; i < n; i++) {
+        mx += log(h[i]) / n;
+        my += log(e[i]) / n;
+    }
+    for (int i = 0; i < n; i++) {
+        sxy += (log(h[i]) - mx) * (log(e[i]) - my);
+        sxx += (log(h[i]) - mx) * (log(h[i]) - mx);
+    }
+    return sxy / sxx;
+}
+
+// ---- first-order convergence (Fig. 7) ------------------------------------------------------
+
+/// The bar's trace: mean height and vertical velocity of its bottom and top vertex layers at every
+/// step (4 doubles per step, step 0 included). Returns the number of steps, 0 on failure.
+static int barTrace(double h, int gravity, double** trace) {
+    const char* names[] = {"h", "gravity", NULL};
+    double values[] = {h, gravity};
+    Run r;
+    if (!openRun(&r, "bar_drop.yaml", names, values, -1)) return 0;
+    const alcModel* m = r.m;
+    double lo = INFINITY, hi = -INFINITY;
+    for (int i = 0; i < m->nvert; i++) {
+        if (r.obstacle[m->vert_body[i]]) continue;
+        lo = fmin(lo, r.d->x[3 * i + 1]);
+        hi = fmax(hi, r.d->x[3 * i + 1]);
+    }
+    int* layer = (int*)calloc((size_t)m->nvert, sizeof(int));  // 1 bottom, 2 top
+    int nlayer[3] = {0, 0, 0};
+    for (int i = 0; i < m->nvert; i++) {
+        if (r.obstacle[m->vert_body[i]]) continue;
+        double y = r.d->x[3 * i + 1];
+        layer[i] = fabs(y - lo) < 1e-9 ? 1 : fabs(y - hi) < 1e-9 ? 2 : 0;
+        nlayer[layer[i]]++;
+    }
+    int steps = m->run.steps;
+    *trace = (double*)calloc(4 * (size_t)(steps + 1), sizeof(double));
+    int ok = *trace && layer && nlayer[1] > 0 && nlayer[2] > 0;
+    for (int s = 0; ok && s <= steps; s++) {
+        if (s > 0) ok = stepRun(&r);
+        double* t = *trace + 4 * s;
+        for (int i = 0; ok && i < m->nvert; i++) {
+            if (!layer[i]) continue;
+            int l = layer[i] - 1;
+            t[l] += r.d->x[3 * i + 1] / nlayer[layer[i]];
+            t[2 + l] += r.d->v[3 * i + 1] / nlayer[layer[i]];
+        }
+    }
+    free(layer);
+    closeRun(&r);
+    if (!ok) {
+        free(*trace);
+        *trace = NULL;
+    }
+    return ok ? steps : 0;
+}
+
+/// AL paper Fig. 7: the accumulated errors of the bar's bottom and top against a run with a much
+/// smaller step, h * sum over steps of |y - y_ref| (and the same for velocities), fall with
+/// the first power of h, for problem 1 (initial velocity, no gravity) and problem 2 (gravity).
+ALC_TEST(validation_firstOrderConvergence) {
+    const double href = 3.125e-5;
+    const double hs[4] = {0.002, 0.001, 0.0005, 0.00025};
+    for (int problem = 1; problem <= 2; problem++) {
+        double* ref = NULL;
+        int nref = barTrace(href, problem == 2, &ref);
+        ENSURE_MSG(nref > 0, "reference run of problem %d failed", problem);
+        double ex[4], ev[4];
+        for (int j = 0; j < 4; j++) {
+            double* tr = NULL;
+            int n = barTrace(hs[j], problem == 2, &tr);
+            ENSURE_MSG(n > 0, "run at h = %g failed", hs[j]);
+            int k = (int)lround(hs[j] / href);
+            ENSURE(n * k == nref);
+            ex[j] = ev[j] = 0;
+            for (int s = 1; s <= n; s++) {
+                const double *a = tr + 4 * s, *b = ref + 4 * (s * k);
+                ex[j] += hs[j] * (fabs(a[0] - b[0]) + fabs(a[1] - b[1]));
+                ev[j] += hs[j] * (fabs(a[2] - b[2]) + fabs(a[3] - b[3]));
+            }
+            free(tr);
+            alct_note("problem %d, h = %g: position error %.4e, velocity error %.4e", problem,
+                      hs[j], ex[j], ev[j]);
+        }
+        free(ref);
+        double px = fittedOrder(hs, ex, 4), pv = fittedOrder(hs, ev, 4);
+        alct_note(
+            "problem %d: fitted order position %.3f, velocity %.3f (expected 1, in [0.8, 1.3])",
+            problem, px, pv);
+        ENSURE(px >= 0.8 && px <= 1.3);
+        ENSURE(pv >= 0.8 && pv <= 1.3);
+    }
+    return ALC_TEST_PASS;
+}
+
+// ---- momentum (Fig. 8) ---------------------------------------------------------------------
+
+static void totalMomentum(const Run* r, double p[3]) {
+    p[0] = p[1] = p[2] = 0;
+    for (int i = 0; i < r->m->nvert; i++)
+        for (int k = 0; k < 3; k++) p[k] += r->m->vert_mass[i] * r->d->v[3 * i + k];
+}
+
+/// AL paper Fig. 8: two soft bodies collide off-centre with friction and no gravity; contact and
+/// friction are internal forces, so the total linear momentum stays put while the bodies trade it.
+ALC_TEST(validation_momentumConserved) {
+    Run r;
+    ENSURE(openRun(&r, "momentum.yaml", NULL, NULL, -1));
+    double p0[3], p[3], c0[3];
+    totalMomentum(&r, p0);
+    double n0 = sqrt(p0[0] * p0[0] + p0[1] * p0[1] + p0[2] * p0[2]);
+    double worst = 0, traded = 0;
+    int ok = 1, touched = 0;
+    for (int s = 0; ok && s < r.m->run.steps; s++) {
+        ok = stepRun(&r);
+        totalMomentum(&r, p);
+        double dp = sqrt((p[0] - p0[0]) * (p[0] - p0[0]) + (p[1] - p0[1]) * (p[1] - p0[1]) +
+                         (p[2] - p0[2]) * (p[2] - p0[2]));
+        worst = fmax(worst, dp / n0);
+        touched |= r.d->stat.contactsMax > 0;
+    }
+    // momentum of the second body (the box, at rest at the start): what the collision gave it
+    int a = r.m->body_vertadr[1], n = r.m->body_vertnum[1];
+    for (int i = a; i < a + n; i++) traded += r.m->vert_mass[i] * r.d->v[3 * i];
+    bodyCentre(&r, 1, c0);
+    closeRun(&r);
+    ENSURE(ok);
+    alct_note(
+        "largest relative change of total momentum %.3e (expected < 1e-6); momentum passed "
+        "to the box %.3f of %.3f kg m/s",
+        worst, traded, n0);
+    ENSURE(touched);
+    ENSURE(traded > 0.1 * n0);
+    ENSURE(worst < 1e-6);
+    return ALC_TEST_PASS;
+}
+
+// ---- sliding threshold (Fig. 9) ------------------------------------------------------------
+
+/// AL paper Fig. 9 with tan(theta) = 0.5: below mu = 0.5 the cube slides with acceleration
+/// g (sin theta - mu cos theta), fitted over t in [0.3, 1.3] s (friction is lagged, so the first
+/// step slides freely and the first tenths of a second settle); above it the cube sticks.
+ALC_TEST(validation_slidingThreshold) {
+    const double mus[6] = {0.45, 0.46, 0.48, 0.52, 0.53, 0.55};
+    const double theta = atan(0.5);
+    for (int j = 0; j < 6; j++) {
+        const char* names[] = {"mu", NULL};
+        double values[] = {mus[j]};
+        Run r;
+        ENSURE(openRun(&r, "slope.yaml", names, values, -1));
+        const double g = -r.m->opt.gravity[1], h = r.m->opt.timestep;
+        const double u[3] = {-cos(theta), -sin(theta), 0};  // down the slope
+        // least squares of s(t) = c0 + c1 t + c2 t^2 / 2 over the window
+        double N[3][3] = {{0}}, rhs[3] = {0}, s03 = 0, s13 = 0;
+        int ok = 1, steps = r.m->run.steps;
+        ENSURE(fabs(steps * h - 1.3) < 1e-9);
+        for (int s = 1; ok && s <= steps; s++) {
+            ok = stepRun(&r);
+            double c[3], t = s * h;
+            bodyCentre(&r, 0, c);
+            double sd = c[0] * u[0] + c[1] * u[1] + c[2] * u[2];
+            if (s == (int)lround(0.3 / h)) s03 = sd;
+            if (s == steps) s13 = sd;
+            if (t < 0.3 - 1e-9) continue;
+            double phi[3] = {1, t, 0.5 * t * t};
+            for (int a = 0; a < 3; a++) {
+                rhs[a] += phi[a] * sd;
+                for (int b = 0; b < 3; b++) N[a][b] += phi[a] * phi[b];
+            }
+        }
+        closeRun(&r);
+        ENSURE(ok);
+        // Cramer's rule for the acceleration c2
+        double det = N[0][0] * (N[1][1] * N[2][2] - N[1][2] * N[2][1]) -
+                     N[0][1] * (N[1][0] * N[2][2] - N[1][2] * N[2][0]) +
+                     N[0][2] * (N[1][0] * N[2][1] - N[1][1] * N[2][0]);
+        double det2 = N[0][0] * (N[1][1] * rhs[2] - rhs[1] * N[2][1]) -
+                      N[0][1] * (N[1][0] * rhs[2] - rhs[1] * N[2][0]) +
+                      rhs[0] * (N[1][0] * N[2][1] - N[1][1] * N[2][0]);
+        double acc = det2 / det;
+        if (mus[j] < 0.5) {
+            double expect = g * (sin(theta) - mus[j] * cos(theta));
+            alct_note("mu %.2f: acceleration %.5f m/s^2, expected %.5f (within 3%%)", mus[j], acc,
+                      expect);
+            ENSURE(fabs(acc - expect) <= 0.03 * expect);
+        } else {
+            alct_note("mu %.2f: moved %.3e m over t in [0.3, 1.3] s (expected < 1e-3)", mus[j],
+                      fabs(s13 - s03));
+            ENSURE(fabs(s13 - s03) < 1e-3);
+        }
+    }
+    return ALC_TEST_PASS;
+}
+
+// ---- masonry arch (Fig. 10) ----------------------------------------------------------------
+
+/// Run the arch with friction mu for `steps` steps (all of the scene's when 0); the largest
+/// displacement of any stone vertex from its start.
+static int archRun(double mu, int steps, double* moved) {
+    const char* names[] = {"mu", NULL};
+    double values[] = {mu};
+    Run r;
+    if (!openRun(&r, "arch.yaml", names, values, -1)) return 0;
+    int n = r.m->nvert, ok = 1;
+    double* x0 = (double*)malloc(sizeof(double) * 3 * (size_t)n);
+    if (!x0)
+        ok = 0;
+    else
+        memcpy(x0, r.d->x, sizeof(double) * 3 * (size_t)n);
+    if (steps <= 0) steps = r.m->run.steps;
+    for (int s = 0; ok && s < steps; s++) ok = stepRun(&r);
+    *moved = 0;
+    for (int i = 0; ok && i < n; i++) {
+        double dx = r.d->x[3 * i] - x0[3 * i], dy = r.d->x[3 * i + 1] - x0[3 * i + 1],
+               dz = r.d->x[3 * i + 2] - x0[3 * i + 2];
+        *moved = fmax(*moved, sqrt(dx * dx + dy * dy + dz * dz));
+    }
+    if (ok)
+        alct_note("arch, mu %.1f, %.2f s: largest stone displacement %.3e m (%.1f Newton/step)", mu,
+                  r.d->time, *moved, (double)r.d->run.newton / r.d->run.steps);
+    free(x0);
+    closeRun(&r);
+    return ok;
+}
+
+/// AL paper Fig. 10: 25 voussoirs stand for 2 s with mu = 0.5 (every stone within 1 mm) and
+/// collapse without friction (0.2 s is enough to see stones fall by centimetres).
+ALC_TEST(validation_masonryArch) {
+    double moved = 0;
+    ENSURE(archRun(0.0, 100, &moved));
+    alct_note("without friction: expected to collapse (a stone moves more than 5 cm)");
+    ENSURE(moved > 0.05);
+    ENSURE(archRun(0.5, 0, &moved));
+    alct_note("with friction 0.5: expected to stand (every stone within 1 mm)");
+    ENSURE(moved < 1e-3);
+    return ALC_TEST_PASS;
+}
+
+// ---- friction roller (Fig. 14) -------------------------------------------------------------
+
+/// Centre height of the block after the roller scene's run with friction mu.
+static int rollerRun(double mu, double* y) {
+    const char* names[] = {"mu", NULL};
+    double values[] = {mu};
+    Run r;
+    if (!openRun(&r, "roller.yaml", names, values, -1)) return 0;
+    int ok = 1;
+    for (int s = 0; ok && s < r.m->run.steps; s++) ok = stepRun(&r);
+    double c[3];
+    bodyCentre(&r, 0, c);
+    *y = c[1];
+    closeRun(&r);
+    return ok;
+}
+
+/// AL paper Fig. 14: two counter-rotating rollers pull a block through their 4 cm gap (the block's
+/// centre ends below the rollers' axes, y < -0.05 m); without friction it stays on top (y > 0).
+ALC_TEST(validation_frictionRoller) {
+    double y0 = 0, y5 = 0;
+    ENSURE(rollerRun(0.0, &y0));
+    ENSURE(rollerRun(0.5, &y5));
+    alct_note(
+        "block centre after 1 s: mu 0: y = %.4f m (expected > 0, resting on the rollers); "
+        "mu 0.5: y = %.4f m (expected < -0.05, pulled through)",
+        y0, y5);
+    ENSURE(y0 > 0);
+    ENSURE(y5 < -0.05);
+    return ALC_TEST_PASS;
+}
+
+// ---- large contact offset on a fine mesh (Fig. 11) -----------------------------------------
+
+/// AL paper Fig. 11: with delta larger than the sphere's triangles, only pairs between the sphere
+/// and the ground become active (no spurious pairs between neighbouring triangles of the sphere),
+/// and once it rests the active-contact count stays steady.
+ALC_TEST(validation_largeOffsetFineMesh) {
+    Run r;
+    ENSURE(openRun(&r, "fine_sphere.yaml", NULL, NULL, -1));
+    ENSURE(r.m->opt.delta > 0.01);
+    int ok = 1, steps = r.m->run.steps, lo = 1 << 30, hi = 0, self = 0;
+    for (int s = 1; ok && s <= steps; s++) {
+        ok = stepRun(&r);
+        const alcContact* c = NULL;
+        int n = 0;
+        alc_getContacts(r.sim, &c, &n);
+        for (int i = 0; i < n; i++) self += c[i].body[0] == c[i].body[1];
+        if (s > steps / 2) {
+            lo = n < lo ? n : lo;
+            hi = n > hi ? n : hi;
+        }
+    }
+    int ntri = r.m->ntri;
+    closeRun(&r);
+    ENSURE(ok);
+    alct_note(
+        "active pairs over the second half: %d to %d (expected steady: max <= 1.5 min, > 0); "
+        "pairs within the sphere: %d (expected 0); %d surface triangles",
+        lo, hi, self, ntri);
+    ENSURE(lo > 0);
+    ENSURE(hi <= 1.5 * lo);
+    ENSURE(self == 0);
+    return ALC_TEST_PASS;
+}
