@@ -99,4 +99,9 @@ alctStatus alci_step_al(alcSim* sim, alcData* d);
 /// The IPC barrier time step (host/step_ipc.c).
 alctStatus alci_step_ipc(alcSim* sim, alcData* d);
 
+/// The Newton direction P = -H^-1 G by the backend's PCG (capped at cgMaxIter, or 9 x the vertex
+/// count within [100, 20000]), timed and counted in d->stat (Newton and CG iterations, residual
+/// ||P||_inf / h), with ALC_WARN_PCG_MAXITER when PCG stops short of its tolerance.
+alctStatus alci_newtonSolve(alcSim* sim, alcData* d, alciSolveOut* out);
+
 #endif  // ALC_HOST_ALC_INTERNAL_H_

@@ -33,6 +33,29 @@ static int hasNonInvertible(const alcModel* m) {
     return 0;
 }
 
+alctStatus alci_newtonSolve(alcSim* sim, alcData* d, alciSolveOut* out) {
+    const alcModel* m = sim->m;
+    const alcOption* o = &m->opt;
+    alcStepStat* s = &d->stat;
+    int cgMax = o->cgMaxIter > 0 ? o->cgMaxIter : (9 * m->nvert < 20000 ? 9 * m->nvert : 20000);
+    if (cgMax < 100) cgMax = 100;
+    alciTimer t;
+    alci_tic(&t, &s->time[ALC_TIMER_PCG]);
+    alctStatus st = sim->be.ops->solve(sim->be.state, o->cgTol, cgMax, out);
+    alci_toc(&t);
+    if (st != ALC_OK) return st;
+    s->newton++;
+    s->cgTotal += out->iters;
+    if (out->iters > s->cgMax) s->cgMax = out->iters;
+    if (!out->converged) {
+        alci_warn(sim, d, ALC_WARN_PCG_MAXITER, out->iters,
+                  "PCG stopped at %d iterations without reaching tolerance %g", out->iters,
+                  o->cgTol);
+    }
+    s->residual = out->pInf / o->timestep;
+    return ALC_OK;
+}
+
 /// SolveSubproblem, AL paper Algorithm 2: projected Newton on L with a backtracking line search
 /// (full step ends it), then the slack, multiplier and decay updates.
 static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp, int muFromDiag,
@@ -44,8 +67,6 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
     alcStepStat* s = &d->stat;
     alciTimer t;
     alctStatus st;
-    int cgMax = o->cgMaxIter > 0 ? o->cgMaxIter : (9 * m->nvert < 20000 ? 9 * m->nvert : 20000);
-    if (cgMax < 100) cgMax = 100;
     for (int it = 0; it < o->maxNewton; it++) {
         // gradient and projected Hessian of E, then the AL terms (Alg. 2 lines 5-12)
         alciAssembleOut aout;
@@ -68,19 +89,8 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
 
         // Newton direction by PCG (line 13)
         alciSolveOut sout;
-        alci_tic(&t, &s->time[ALC_TIMER_PCG]);
-        st = ops->solve(be, o->cgTol, cgMax, &sout);
-        alci_toc(&t);
+        st = alci_newtonSolve(sim, d, &sout);
         if (st != ALC_OK) return st;
-        s->newton++;
-        s->cgTotal += sout.iters;
-        if (sout.iters > s->cgMax) s->cgMax = sout.iters;
-        if (!sout.converged) {
-            alci_warn(sim, d, ALC_WARN_PCG_MAXITER, sout.iters,
-                      "PCG stopped at %d iterations without reaching tolerance %g", sout.iters,
-                      o->cgTol);
-        }
-        s->residual = sout.pInf / o->timestep;
 
         // backtracking line search on L (line 14), inversion-free for non-invertible materials
         // and, under ALC_INVERSION_ALL, for every material: an invertible energy (corotated)

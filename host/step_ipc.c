@@ -60,8 +60,6 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
     int adaptive = !(o->ipcKappa > 0);
     int kminIter = o->kmin > 0 ? o->kmin : 2;
     double close2 = (1e-9 * m->diag) * (1e-9 * m->diag);
-    int cgMax = o->cgMaxIter > 0 ? o->cgMaxIter : (9 * m->nvert < 20000 ? 9 * m->nvert : 20000);
-    if (cgMax < 100) cgMax = 100;
     int nonInvertible = 0;
     for (int b = 0; b < m->nbody; b++) {
         nonInvertible |=
@@ -130,19 +128,8 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
         if (ncon > d->maxuse_contacts) d->maxuse_contacts = ncon;
 
         alciSolveOut sout;
-        alci_tic(&t, &s->time[ALC_TIMER_PCG]);
-        st = ops->solve(be, o->cgTol, cgMax, &sout);
-        alci_toc(&t);
+        st = alci_newtonSolve(sim, d, &sout);
         if (st != ALC_OK) return st;
-        s->newton++;
-        s->cgTotal += sout.iters;
-        if (sout.iters > s->cgMax) s->cgMax = sout.iters;
-        if (!sout.converged) {
-            alci_warn(sim, d, ALC_WARN_PCG_MAXITER, sout.iters,
-                      "PCG stopped at %d iterations without reaching tolerance %g", sout.iters,
-                      o->cgTol);
-        }
-        s->residual = sout.pInf / h;
         if (kinDone && !o->ipcToiTerm && s->residual < epsd) break;
 
         // step bound: CCD along P and the inversion filter
