@@ -90,8 +90,14 @@ void alci_bodyTransform(const alcBodyDef* def, const double rest[3], double out[
 /// Rotate vector v by unit quaternion q (w, x, y, z).
 void alci_quatRotate(const double q[4], const double v[3], double out[3]);
 
+/// Mean lumped mass of the vertices that have one (kg; 1 when none has).
+double alci_model_meanMass(const alcModel* m);
+
 /// Largest mesh-element edge length statistics of the model (m): mean surface edge length.
 double alci_model_meanEdge(const alcModel* m);
+
+/// True when friction is active anywhere in the model (a default or a material pair mu > 0).
+int alci_frictionOn(const alcModel* m);
 
 /// The AL (and penalty) time step, AL paper Algorithm 1 (host/step.c).
 alctStatus alci_step_al(alcSim* sim, alcData* d);

@@ -118,6 +118,20 @@ typedef struct alciBackendOps_ {
                             double* minDist2);
     /// Smallest conservative time of impact along XHAT -> XHAT + P.
     alctStatus (*ipcStepBound)(void* be, double* toi);
+    /// Moving boundaries (IPC digest §1.13). on = 1 frees the kinematic DOFs into the solve,
+    /// pulled to their targets by E_A = sum_k rho/2 m_k |x_k - xhat_k|^2
+    /// - sqrt(m_k) lambda_k . (x_k - xhat_k) (multipliers zeroed when newly freed), which
+    /// ipcAssemble and ipcEnergy then include; on = 0 eliminates them again where they are.
+    /// rho is dimensionless (a multiple of the masses).
+    alctStatus (*ipcBoundaryAl)(void* be, int on, double rho);
+    /// Multiplier update lambda_k -= rho sqrt(m_k) (x_k - xhat_k) at X.
+    alctStatus (*ipcBoundaryUpdate)(void* be);
+    /// Progress of the kinematic vertices at X: eta = 1 - |x_K - xhat_K| / |xhat_K - x^t_K|
+    /// (1 when there is nothing to move).
+    alctStatus (*ipcBoundaryProgress)(void* be, double* eta);
+    /// Lag friction from the barrier constraints at XT, normal forces kappa |db/dd| / h^2 with
+    /// the barrier stiffness of the previous step (no friction before the first assembly).
+    alctStatus (*ipcFrictionLag)(void* be, double dhat);
 } alciBackendOps;
 
 /// A backend: its operation table and its state.

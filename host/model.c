@@ -126,6 +126,18 @@ const char* alc_sceneName(const alcModel* m) {
     return nameAt(m, m->run.sceneNameAdr);
 }
 
+double alci_model_meanMass(const alcModel* m) {
+    double mass = 0;
+    int n = 0;
+    for (int v = 0; v < m->nvert; v++) {
+        if (m->vert_mass[v] > 0) {
+            mass += m->vert_mass[v];
+            n++;
+        }
+    }
+    return n ? mass / n : 1;
+}
+
 double alci_model_meanEdge(const alcModel* m) {
     double sum = 0;
     for (int e = 0; e < m->nedge; e++) {

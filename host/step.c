@@ -12,8 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-/// True when friction is active anywhere in the model.
-static int frictionOn(const alcModel* m) {
+int alci_frictionOn(const alcModel* m) {
     if (m->opt.frictionDefault > 0) return 1;
     for (int i = 0; i < m->nmat * m->nmat; i++) {
         if (m->mat_friction[i] > 0) return 1;
@@ -156,7 +155,7 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
     alciTimer t;
     alctStatus st;
     int contact = o->contact != ALC_CONTACT_NONE;
-    int friction = contact && frictionOn(m);
+    int friction = contact && alci_frictionOn(m);
     int nonInvertible = hasNonInvertible(m);
     int invAll = o->inversion == ALC_INVERSION_ALL;
     int kmin = o->kmin > 0 ? o->kmin : (friction ? 6 : 2);

@@ -5,15 +5,21 @@
 // assembly, PCG, CCD and the inversion filter are the same backend operations.
 //
 // Every iterate XHAT is intersection-free. Per Newton iteration:
-//   - kinematic vertices not yet at their targets advance toward them as far as CCD allows
-//     (the barrier then pushes what they approach away in the solve that follows);
+//   - moving boundaries (digest §1.13): at the first iteration the kinematic vertices move
+//     onto their targets if CCD allows the whole move; if not, their DOFs join the solve,
+//     pulled to the targets by an augmented Lagrangian with stiffness rho (ipcBoundaryAl), so
+//     the barrier pushes back what they approach; rho doubles while the progress eta falls
+//     behind, the multipliers update when the subproblem has converged, and at eta > 0.999 the
+//     DOFs are eliminated again (and moved onto the targets once CCD allows);
+//   - friction (IPC §5) lagged from the barrier constraints at x^t, with the normal forces of
+//     the previous step's stiffness;
 //   - H, G of E + kappa B at XHAT (barrier blocks PSD-projected, Eq. 7), P = -H^-1 G by PCG;
 //   - the step starts at the CCD bound along P (and the inversion bound) and halves until
 //     E + kappa B decreases (Armijo constant 0), the constraint set rebuilt at each trial;
 //   - kappa: IPC's gradient balance at the first iteration of the step, clamped to
 //     [kappa_min, 100 kappa_min]; doubled when the closest pair is below 1e-9 l and still
 //     approaching.
-// It ends when the kinematic vertices are at their targets and ||P||_inf / h < eps_d
+// It ends when the kinematic DOFs are eliminated again and ||P||_inf / h < eps_d
 // (residual criterion), or, with ipcToiTerm, when the AL paper's cumulative step-size rule
 // (Eq. 9 applied to the accepted step sizes) is met.
 #include "alc_internal.h"
@@ -22,18 +28,14 @@
 #include <math.h>
 #include <string.h>
 
+// moving-boundary AL stiffness: initial and largest (IPC reference code, digest §1.13)
+#define ALCI_IPC_RHO0    1e6
+#define ALCI_IPC_RHO_MAX 1e8
+
 /// IPC's kappa_min (digest §1.7): the barrier stiffness at d = 1e-8 l equals 1e11 times the
 /// average nodal mass.
 static double kappaMin(const alcModel* m, double dhat) {
-    double mass = 0;
-    int n = 0;
-    for (int i = 0; i < m->nvert; i++) {
-        if (m->vert_mass[i] > 0) {
-            mass += m->vert_mass[i];
-            n++;
-        }
-    }
-    double mbar = n ? mass / n : 1;
+    double mbar = alci_model_meanMass(m);
     double s0 = (1e-8 * m->diag) * (1e-8 * m->diag);
     if (s0 >= dhat * dhat) s0 = 1e-4 * dhat * dhat;
     return 1e11 * mbar / (4 * s0 * alcm_barrierD2(s0, dhat * dhat));
@@ -75,6 +77,8 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
     cp.decay = o->decay;
     cp.removeBelow = o->removeBelow;
     cp.penalty = 1;
+    cp.friction = alci_frictionOn(m);
+    cp.frictionEpsV = o->frictionEpsV;
     ops->setContactParams(be, &cp);
     ops->resetContacts(be);
 
@@ -86,10 +90,12 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
     in.h = h;
     in.gravity = o->gravity;
     st = ops->beginStep(be, &in);
+    if (st == ALC_OK && cp.friction) st = ops->ipcFrictionLag(be, dhat);
     if (st != ALC_OK) return st;
 
-    int kinDone = 0, k = 0;
+    int kinDone = 0, kinAl = 0, k = 0;
     double beta = 1, prevMin2 = INFINITY;
+    double rho = ALCI_IPC_RHO0, eta = 0, eta0 = 0, lastResidual = INFINITY;
     s->alphaMin = 1;
     for (;;) {
         if (k >= o->maxIter) {
@@ -98,15 +104,46 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
                       "IPC step ended at the iteration cap (%d), residual %g m/s", k, s->residual);
             break;
         }
-        // kinematic vertices toward their targets, as far as CCD allows
+        // moving boundaries (digest §1.13)
         alci_tic(&t, &s->time[ALC_TIMER_CCD]);
-        if (!kinDone) {
+        st = ALC_OK;
+        if (!kinDone && kinAl) {
+            st = ops->ipcBoundaryProgress(be, &eta);
+            if (st == ALC_OK && eta > 1 - 1e-3) {
+                st = ops->ipcBoundaryAl(be, 0, rho);  // eliminated again, then onto the targets
+                kinAl = 0;
+                kinDone = 1;
+            } else if (eta < eta0 && rho < ALCI_IPC_RHO_MAX) {
+                rho *= 2;  // losing ground to the barrier
+            } else if (lastResidual < epsd) {
+                // the subproblem has converged short of the targets
+                if (eta < 0.99 && rho < ALCI_IPC_RHO_MAX)
+                    rho *= 2;
+                else
+                    st = ops->ipcBoundaryUpdate(be);
+            }
+            if (st == ALC_OK && kinAl) st = ops->ipcBoundaryAl(be, 1, rho);
+        }
+        // at the first iteration, and after the AL has brought them close (until they arrive):
+        // move the kinematic vertices onto their targets when CCD allows the whole move. A
+        // partial move is not taken: it would leave gaps far below the barrier's equilibrium
+        // that shrink step after step (seen on balls_press), which the solve cannot reopen.
+        if (st == ALC_OK && !kinAl && (k == 0 || (kinDone && eta < 1))) {
             alciCollectOut cout;
             st = ops->ipcPlaceKinematic(be);
             if (st == ALC_OK) st = ops->collect(be, &cout);
-            double a = st == ALC_OK ? (cout.minToi < 1 ? cout.minToi : 1) : 0;
-            if (st == ALC_OK) st = ops->advance(be, a);
-            kinDone = a >= 1;
+            double a = st == ALC_OK && cout.minToi >= 1 ? 1 : 0;
+            if (st == ALC_OK && a > 0) st = ops->advance(be, a);
+            if (st == ALC_OK) st = ops->ipcBoundaryProgress(be, &eta);
+            if (st == ALC_OK && !kinDone) {
+                if (a >= 1) {
+                    kinDone = 1;
+                } else {
+                    eta0 = eta;  // short of the targets: the kinematic DOFs join the solve
+                    kinAl = 1;
+                    st = ops->ipcBoundaryAl(be, 1, rho);
+                }
+            }
         }
         if (st == ALC_OK) st = ops->ipcSyncXhat(be);
         int ncon = 0;
@@ -130,6 +167,7 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
         alciSolveOut sout;
         st = alci_newtonSolve(sim, d, &sout);
         if (st != ALC_OK) return st;
+        lastResidual = s->residual;
         if (kinDone && !o->ipcToiTerm && s->residual < epsd) break;
 
         // step bound: CCD along P and the inversion filter
@@ -171,9 +209,10 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
             if (kinDone) break;
         }
         alci_log(sim, 3,
-                 "step %ld ipc iter %d: alpha %.3e (toi %.3e), constraints %d, kappa %.4g, "
-                 "residual %.3e m/s",
-                 d->step + 1, k + 1, r, toi, ncon, kappa, s->residual);
+                 "step %ld ipc iter %d: alpha %.3e (toi %.3e), constraints %d (closest %.3e m), "
+                 "kappa %.4g, residual %.3e m/s, boundary progress %.6f%s (rho %.3g)",
+                 d->step + 1, k + 1, r, toi, ncon, sqrt(min2), kappa, s->residual, eta,
+                 kinAl ? " under AL" : "", rho);
         k++;
         s->alphaSum += r;
         if (r < s->alphaMin) s->alphaMin = r;
@@ -188,6 +227,16 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
             if (k >= kminIter) beta *= 1 - r;
             if (kinDone && beta <= o->epsilon) break;
         }
+    }
+    if (kinAl) {
+        st = ops->ipcBoundaryAl(be, 0, rho);
+        if (st != ALC_OK) return st;
+    }
+    if (eta < 1) {
+        alci_warn(sim, d, ALC_WARN_KINEMATIC_BLOCKED, (int)(1000 * eta),
+                  "IPC step ended with the kinematic vertices short of their targets (progress "
+                  "%.4f)",
+                  eta);
     }
     s->outer = k;
     s->beta = beta;

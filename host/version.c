@@ -26,9 +26,9 @@ const char* alcu_statusString(alctStatus status) {
 
 const char* alcu_warningString(alctWarning warning) {
     static const char* names[ALC_NWARNING] = {
-        "ALC_WARN_PCG_MAXITER",        "ALC_WARN_AL_NOT_CONVERGED", "ALC_WARN_CONTACT_OVERFLOW",
-        "ALC_WARN_BAD_STATE",          "ALC_WARN_MU_INCREASE",      "ALC_WARN_LINESEARCH",
-        "ALC_WARN_KINEMATIC_INVERSION"};
+        "ALC_WARN_PCG_MAXITER",         "ALC_WARN_AL_NOT_CONVERGED", "ALC_WARN_CONTACT_OVERFLOW",
+        "ALC_WARN_BAD_STATE",           "ALC_WARN_MU_INCREASE",      "ALC_WARN_LINESEARCH",
+        "ALC_WARN_KINEMATIC_INVERSION", "ALC_WARN_KINEMATIC_BLOCKED"};
     if ((int)warning < 0 || warning >= ALC_NWARNING) return "unknown warning";
     return names[warning];
 }

@@ -50,7 +50,9 @@ static void benchUsage(FILE* out) {
             "  --models a,b,...     contact models to compare (al, ipc, penalty); ratios are\n"
             "                       printed against the first\n"
             "  --repeats R          run R times and keep the fastest (default 1)\n"
-            "  --preset P, --set NAME=VALUE, --backend B, --threads N   as for alcove run\n"
+            "  --preset P, --set NAME=VALUE, --backend B, --threads N, --ipc-stop S,\n"
+            "  --ipc-dhat D\n"
+            "                       as for alcove run\n"
             "  --table              run the built-in benchmark table (make bench)\n"
             "  --list               list the table\n"
             "  --only NAME          run one entry of the table\n"
@@ -259,8 +261,15 @@ int alc_cmdBench(int argc, char** argv) {
             benchUsage(stderr);
             return ALC_EXIT_USAGE;
         }
-        printf("# machine: %s\n", machine);
-        return benchScene(&s, s.scene, s.steps, repeats, models, nmodel, NULL);
+        printf("# machine: %s\n# scene: %s\n", machine, s.scene);
+        // rows are labelled by the scene's file name without folder and extension, so that
+        // "NAME [model]" fits the table's name column
+        char label[128];
+        const char* base = strrchr(s.scene, '/');
+        snprintf(label, sizeof label, "%s", base ? base + 1 : s.scene);
+        char* dot = strrchr(label, '.');
+        if (dot && dot != label) *dot = 0;
+        return benchScene(&s, label, s.steps, repeats, models, nmodel, NULL);
     }
     int code = ALC_EXIT_OK, ran = 0;
     time_t now = time(NULL);

@@ -9,6 +9,8 @@ void alc_cliSceneInit(alcCliScene* s) {
     s->steps = -1;
     s->backend = ALC_BACKEND_AUTO;
     s->contact = -1;
+    s->ipcToi = -1;
+    s->ipcDhat = -1;
 }
 
 int alc_cliBackend(const char* name) {
@@ -103,6 +105,27 @@ int alc_cliSceneOption(alcCliScene* s, int argc, char** argv, int* i) {
         }
         return 1;
     }
+    if ((v = optValue(argc, argv, i, "--ipc-dhat"))) {
+        if (!*v) return -1;
+        char* end = NULL;
+        double x = strcmp(v, "delta") ? strtod(v, &end) : 0;
+        if (strcmp(v, "delta") && (*end || !(x > 0) || !(x < 1e300))) {
+            fprintf(stderr, "alcove: --ipc-dhat expects a distance > 0 (m) or 'delta', got '%s'\n",
+                    v);
+            return -1;
+        }
+        s->ipcDhat = x;
+        return 1;
+    }
+    if ((v = optValue(argc, argv, i, "--ipc-stop"))) {
+        if (!*v) return -1;
+        s->ipcToi = !strcmp(v, "toi") ? 1 : !strcmp(v, "residual") ? 0 : -1;
+        if (s->ipcToi < 0) {
+            fprintf(stderr, "alcove: unknown IPC termination '%s' (residual or toi)\n", v);
+            return -1;
+        }
+        return 1;
+    }
     return 0;
 }
 
@@ -120,6 +143,8 @@ alcModel* alc_cliLoad(const alcCliScene* s) {
         return NULL;
     }
     if (s->contact >= 0) m->opt.contact = s->contact;
+    if (s->ipcToi >= 0) m->opt.ipcToiTerm = s->ipcToi;
+    if (s->ipcDhat >= 0) m->opt.ipcDhat = s->ipcDhat > 0 ? s->ipcDhat : m->opt.delta;
     return m;
 }
 

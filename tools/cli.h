@@ -22,17 +22,19 @@ typedef struct {
     const char* paramName[64];
     double paramValue[64];
     char paramStore[64][64];
-    int steps;    ///< -1: the scene's
-    int backend;  ///< alctBackend
-    int threads;  ///< 0: default
-    int contact;  ///< -1: the scene's, else alctContactModel
+    int steps;       ///< -1: the scene's
+    int backend;     ///< alctBackend
+    int threads;     ///< 0: default
+    int contact;     ///< -1: the scene's, else alctContactModel
+    int ipcToi;      ///< -1: the scene's; 0: IPC ends on its residual; 1: on cumulative TOI
+    double ipcDhat;  ///< < 0: the scene's; 0: the scene's delta; > 0: IPC's dhat (m)
 } alcCliScene;
 
 void alc_cliSceneInit(alcCliScene* s);
 
 /// Try to consume one scene option at argv[*i] (--preset, --set, --steps, --backend, --threads,
-/// --contact). Returns 1 if consumed, 0 if not a scene option, -1 on a bad value (message
-/// printed).
+/// --contact, --ipc-stop, --ipc-dhat). Returns 1 if consumed, 0 if not a scene option, -1 on a bad
+/// value (message printed).
 int alc_cliSceneOption(alcCliScene* s, int argc, char** argv, int* i);
 
 /// Load the scene with the overrides applied; prints the error and returns NULL on failure.

@@ -51,6 +51,7 @@ static void opDestroy(void* be) {
     alcr_friction_free(B);
     alcr_momentum_free(B);
     alcr_ipc_free(B);
+    alcr_ipcBoundary_free(B);
     free(B->xt);
     free(B->vt);
     free(B->xtilde);
@@ -77,6 +78,8 @@ static alctStatus opBeginStep(void* be, const alciStepInput* in) {
     memcpy(B->vt, in->v, sizeof(double) * (size_t)B->N);
     memcpy(B->x, in->x, sizeof(double) * (size_t)B->N);
     memcpy(B->kin, in->kinMask, (size_t)B->n);
+    memcpy(B->kinBody, in->kinMask, (size_t)B->n);
+    B->kinAl = 0;
     memcpy(B->kinTarget, in->kinTarget, sizeof(double) * (size_t)B->N);
     B->nipc = 0;
     double h = in->h;
@@ -247,7 +250,7 @@ static alctStatus opIpcPlaceKinematic(void* be) {
     alcrBackend* B = (alcrBackend*)be;
     for (int v = 0; v < B->n; v++)
         for (int k = 0; k < 3; k++)
-            B->xhat[3 * v + k] = B->kin[v] ? B->kinTarget[3 * v + k] : B->x[3 * v + k];
+            B->xhat[3 * v + k] = B->kinBody[v] ? B->kinTarget[3 * v + k] : B->x[3 * v + k];
     return ALC_OK;
 }
 
@@ -279,6 +282,8 @@ static alctStatus opIpcAssemble(void* be, double dhat, double* kappa, double kap
         *kappa = k < kappaMin ? kappaMin : k > kappaMax ? kappaMax : k;
     }
     alctStatus st = alcr_ipc_assemble(B, dhat, *kappa);
+    alcr_ipcBoundary_assemble(B);
+    B->lastKappa = *kappa;
     leaveThreads(ts);
     return st;
 }
@@ -290,6 +295,7 @@ static alctStatus opIpcEnergy(void* be, double r, double dhat, double kappa, dou
     double e = alcr_elastic_energy(B, r);  // leaves XHAT + r P in trial
     alctStatus st = alcr_ipc_constraints(B, B->trial, dhat, minDist2);
     if (st == ALC_OK) e += kappa * alcr_ipc_energy(B, B->trial, dhat);
+    e += alcr_ipcBoundary_energy(B, B->trial);
     leaveThreads(ts);
     *E = e;
     return st;
@@ -300,6 +306,30 @@ static alctStatus opIpcStepBound(void* be, double* toi) {
     ThreadScope ts = enterThreads(B);
     alctStatus st = alcr_ipc_stepBound(B, toi);
     leaveThreads(ts);
+    return st;
+}
+
+static alctStatus opIpcBoundaryAl(void* be, int on, double rho) {
+    alcr_ipcBoundary_set((alcrBackend*)be, on, rho);
+    return ALC_OK;
+}
+
+static alctStatus opIpcBoundaryUpdate(void* be) {
+    alcr_ipcBoundary_update((alcrBackend*)be);
+    return ALC_OK;
+}
+
+static alctStatus opIpcBoundaryProgress(void* be, double* eta) {
+    *eta = alcr_ipcBoundary_progress((const alcrBackend*)be);
+    return ALC_OK;
+}
+
+static alctStatus opIpcFrictionLag(void* be, double dhat) {
+    alcrBackend* B = (alcrBackend*)be;
+    ThreadScope ts = enterThreads(B);
+    alctStatus st = alcr_friction_lagIpc(B, dhat);
+    leaveThreads(ts);
+    B->patternDirty = 1;
     return st;
 }
 
@@ -329,7 +359,11 @@ static const alciBackendOps kRefOps = {"ref",
                                        opIpcConstraints,
                                        opIpcAssemble,
                                        opIpcEnergy,
-                                       opIpcStepBound};
+                                       opIpcStepBound,
+                                       opIpcBoundaryAl,
+                                       opIpcBoundaryUpdate,
+                                       opIpcBoundaryProgress,
+                                       opIpcFrictionLag};
 
 alctStatus alcr_backend_make(alcSim* sim, alciBackend* out) {
     const alcModel* m = sim->m;
@@ -362,6 +396,7 @@ alctStatus alcr_backend_make(alcSim* sim, alciBackend* out) {
     if (st == ALC_OK) st = alcr_friction_make(B);
     if (st == ALC_OK) st = alcr_momentum_make(B);
     if (st == ALC_OK) st = alcr_ipc_make(B);
+    if (st == ALC_OK) st = alcr_ipcBoundary_make(B);
     if (st != ALC_OK) {
         opDestroy(B);
         if (st == ALC_ERR_NOMEM)

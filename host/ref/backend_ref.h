@@ -44,7 +44,7 @@ typedef struct alcrCand_ {
 
 /// Lagged friction pair (AL paper Appendix A, IPC §5): fixed during a step.
 typedef struct alcrFric_ {
-    long long key;  // key of the active pair it was lagged from
+    long long key;  // key of the active pair it was lagged from (0 under the IPC model)
     int type;       // ALCR_PT or ALCR_EE
     int v[4];
     double w[4];  // relative-displacement weights: r = sum_a w[a] (x_a - xt_a)
@@ -125,6 +125,15 @@ typedef struct alcrBackend_ {
     alcrIpcPair* ipc;
     int nipc, ipcCap;
     double* kinTarget;  // targets of the kinematic vertices this step (N)
+    double lastKappa;   // barrier stiffness of the last assembly (for lagged friction)
+
+    // IPC moving boundaries (ipc_boundary_ref.c): kinematic vertices freed into the solve and
+    // pulled to their targets by an augmented Lagrangian (IPC digest §1.13)
+    unsigned char* kinBody;  // kinematic mask of the step, eliminated or not (n)
+    int kinAl;               // 1 while the kinematic DOFs are free under the AL
+    double kinRho;           // AL stiffness (dimensionless: a multiple of the AL masses)
+    double* kinLambda;       // AL multipliers (N; kg^1/2 m)
+    double kinMbar;          // AL mass of a massless kinematic vertex: mean nodal mass (kg)
 
     size_t bytes;  // memory held
 } alcrBackend;
@@ -137,12 +146,28 @@ void alcr_ipc_free(alcrBackend* B);
 alctStatus alcr_ipc_constraints(alcrBackend* B, const double* pos, double dhat, double* minDist2);
 /// Sum over the constraint set of the mollified barrier b(d^2, dhat^2) at pos (unit stiffness).
 double alcr_ipc_energy(alcrBackend* B, const double* pos, double dhat);
-/// Gradient of the unit-stiffness barrier at XHAT into gb (N, zero on kinematic rows).
+/// Gradient of the unit-stiffness barrier at XHAT into gb (N, zero on kinematic rows, even
+/// while they are freed into the solve).
 void alcr_ipc_gradient(alcrBackend* B, double dhat, double* gb);
 /// G += kappa grad, H += kappa PSD-projected barrier Hessian blocks, at XHAT.
 alctStatus alcr_ipc_assemble(alcrBackend* B, double dhat, double kappa);
 /// Smallest conservative time of impact along XHAT -> XHAT + P (1 when nothing collides).
 alctStatus alcr_ipc_stepBound(alcrBackend* B, double* toi);
+
+// ipc_boundary_ref.c: moving boundaries under the IPC model (IPC digest §1.13)
+alctStatus alcr_ipcBoundary_make(alcrBackend* B);
+void alcr_ipcBoundary_free(alcrBackend* B);
+/// on = 1: free the kinematic DOFs into the solve (multipliers zeroed when newly freed);
+/// on = 0: eliminate them again where they are. Sets the AL stiffness rho either way.
+void alcr_ipcBoundary_set(alcrBackend* B, int on, double rho);
+/// Progress eta at X: 1 - sqrt(sum |x_k - xhat_k|^2 / sum |xhat_k - x^t_k|^2) (1: at target).
+double alcr_ipcBoundary_progress(const alcrBackend* B);
+/// lambda_k -= rho sqrt(m_k) (x_k - xhat_k) at X.
+void alcr_ipcBoundary_update(alcrBackend* B);
+/// E_A at pos (0 while the kinematic DOFs are eliminated).
+double alcr_ipcBoundary_energy(const alcrBackend* B, const double* pos);
+/// G += grad E_A, diagonal blocks += rho m_k I, at XHAT (nothing while eliminated).
+void alcr_ipcBoundary_assemble(alcrBackend* B);
 
 // momentum_ref.c
 alctStatus alcr_momentum_make(alcrBackend* B);
@@ -195,6 +220,9 @@ alctStatus alcr_friction_make(alcrBackend* B);
 void alcr_friction_free(alcrBackend* B);
 /// Lag friction from the active set at XT (start of a step).
 void alcr_friction_lag(alcrBackend* B);
+/// Lag friction from the barrier constraints at XT (IPC model): normal force
+/// kappa |d b / d d| / h^2 with the stiffness of the previous step (B->lastKappa).
+alctStatus alcr_friction_lagIpc(alcrBackend* B, double dhat);
 double alcr_friction_energy(alcrBackend* B, const double* pos);
 /// Add friction gradient and Hessian at XHAT into G and the BSR blocks (kinematic eliminated).
 void alcr_friction_assemble(alcrBackend* B);

@@ -1,5 +1,9 @@
 // Reference friction: the lagged smoothed friction potential of AL paper Appendix A (Eq. 22)
-// over the active contacts carried from the previous step, with normal forces from Eq. 23.
+// over the active contacts carried from the previous step, with normal forces from Eq. 23; under
+// the IPC model, over the barrier constraints at the start of the step, with the barrier's
+// normal forces (IPC paper §5, Eq. 20).
+#include "hd/alcm_barrier.h"
+#include "hd/alcm_distance.h"
 #include "hd/alcm_friction.h"
 #include "ref/backend_ref.h"
 #include "ref/vec_ref.h"
@@ -23,11 +27,25 @@ void alcr_friction_free(alcrBackend* B) {
 }
 
 /// Friction coefficient of a pair from the materials of its two sides.
-static double pairFriction(const alcModel* m, const alcrPair* P) {
-    int b0 = m->vert_body[P->v[0]];
-    int b1 = m->vert_body[P->v[P->type == ALCR_PT ? 1 : 2]];
+static double pairFriction(const alcModel* m, const int v[4], int type) {
+    int b0 = m->vert_body[v[0]];
+    int b1 = m->vert_body[v[type == ALCR_PT ? 1 : 2]];
     double f = m->mat_friction[m->body_mat[b0] * m->nmat + m->body_mat[b1]];
     return f >= 0 ? f : m->opt.frictionDefault;
+}
+
+/// Fill friction pair f from the stencil v, its distance gradient g at XT (any positive
+/// multiple), and the friction magnitude coef = mu_f F. 0 when the normal is undefined.
+static int lagPair(alcrFric* f, long long key, int type, const int v[4], const double g[12],
+                   double coef) {
+    alcV3 n;
+    if (!alcm_fric_weights(g, type == ALCR_EE, f->w, &n)) return 0;
+    alcm_fric_basis(n, f->T);
+    f->key = key;
+    f->type = type;
+    memcpy(f->v, v, sizeof f->v);
+    f->coef = coef;
+    return 1;
 }
 
 void alcr_friction_lag(alcrBackend* B) {
@@ -42,21 +60,44 @@ void alcr_friction_lag(alcrBackend* B) {
     B->cp.delta = B->lastDelta;
     for (int p = 0; p < B->npair && B->nfric < B->fricCap; p++) {
         const alcrPair* P = &B->pairs[p];
-        double muf = pairFriction(m, P);
+        double muf = pairFriction(m, P->v, P->type);
         if (!(muf > 0)) continue;
         double F = ih2 * alcr_contact_normalForce(B, P);
         if (!(F > 0)) continue;
-        alcrFric* f = &B->fric[B->nfric];
-        alcV3 n;
-        if (!alcm_fric_weights(P->g, P->type == ALCR_EE, f->w, &n)) continue;
-        alcm_fric_basis(n, f->T);
-        f->key = P->key;
-        f->type = P->type;
-        memcpy(f->v, P->v, sizeof f->v);
-        f->coef = muf * F;
-        B->nfric++;
+        B->nfric += lagPair(&B->fric[B->nfric], P->key, P->type, P->v, P->g, muf * F);
     }
     B->cp = cur;
+}
+
+alctStatus alcr_friction_lagIpc(alcrBackend* B, double dhat) {
+    const alcModel* m = B->m;
+    B->nfric = 0;
+    if (!(B->lastKappa > 0)) return ALC_OK;
+    double minDist2 = 0;
+    alctStatus st = alcr_ipc_constraints(B, B->xt, dhat, &minDist2);
+    if (st != ALC_OK) return st;
+    double S = dhat * dhat, ih2 = 1.0 / (B->h * B->h);
+    for (int p = 0; p < B->nipc && B->nfric < B->fricCap; p++) {
+        const alcrIpcPair* P = &B->ipc[p];
+        double muf = pairFriction(m, P->v, P->type);
+        if (!(muf > 0)) continue;
+        alcV3 x[4];
+        for (int a = 0; a < 4; a++) x[a] = alcm_v3_load(B->xt + 3 * P->v[a]);
+        int ee = P->type == ALCR_EE;
+        double s = ee ? alcm_ee_dist2(x, P->dtype) : alcm_pt_dist2(x, P->dtype);
+        double gs[12];
+        if (ee)
+            alcm_ee_dist2Grad(x, P->dtype, gs);
+        else
+            alcm_pt_dist2Grad(x, P->dtype, gs);
+        // IPC Eq. 20: F = kappa |d b / d d| = kappa 2 d |b'(d^2)| (mollified for EE), over h^2
+        double mol = ee ? alcm_mollifier(x, P->eps, NULL, NULL) : 1;
+        double F = ih2 * B->lastKappa * mol * 2 * sqrt(s) * fabs(alcm_barrierD1(s, S));
+        if (!(F > 0)) continue;
+        B->nfric += lagPair(&B->fric[B->nfric], 0, P->type, P->v, gs, muf * F);
+    }
+    B->nipc = 0;
+    return ALC_OK;
 }
 
 static void loadPair(const double* pos, const int v[4], alcV3 x[4]) {

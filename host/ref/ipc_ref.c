@@ -48,7 +48,7 @@ static alctStatus broad(alcrBackend* B, const double* from, const double* to, do
     in.edge = m->edge_vert;
     in.ntri = m->ntri;
     in.tri = m->tri_vert;
-    in.vert_passive = B->kin;
+    in.vert_passive = B->kinBody;  // kinematic vertices, even while freed (ipc_boundary_ref.c)
     in.inflate = inflate;
     alctStatus st = alcr_broad_build(B->broad, &in);
     if (st != ALC_OK) return ALC_ERROR(B->sim, st, "broad-phase build failed");
@@ -151,7 +151,7 @@ void alcr_ipc_gradient(alcrBackend* B, double dhat, double* gb) {
         stencil(B, P, B->xhat, x);
         pairBarrier(P, x, S, g, NULL);
         for (int a = 0; a < 4; a++) {
-            if (B->kin[P->v[a]]) continue;
+            if (B->kinBody[P->v[a]]) continue;  // freed or not: kappa balances free DOFs only
             for (int k = 0; k < 3; k++) gb[3 * P->v[a] + k] += g[3 * a + k];
         }
     }

@@ -4,8 +4,8 @@
 // (elastic, contact and friction terms all annihilate a uniform translation), so on a component
 // of the matrix graph that touches no kinematic vertex, H 1 = M 1, and shifting p uniformly by
 // c = -(sum G + sum M p) / sum M makes the component's momentum balance exact without changing
-// anything else. Components coupled to kinematic vertices exchange momentum with them and are
-// left alone.
+// anything else. Components coupled to kinematic vertices, or holding kinematic vertices freed
+// into an IPC solve, exchange momentum with them and are left alone.
 #include "ref/backend_ref.h"
 
 #include <stdlib.h>
@@ -65,6 +65,8 @@ static void labelComponents(alcrBackend* B) {
     for (int c = 0; c < nc; c++) id[c] = 0;
     for (int i = 0; i < n; i++) {
         if (B->kin[i]) continue;
+        // a kinematic vertex freed into the IPC solve (ipc_boundary_ref.c) anchors its component
+        if (B->kinBody[i]) id[B->comp[i]] = 1;
         for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
             if (B->kin[A->col[k]]) id[B->comp[i]] = 1;
         }

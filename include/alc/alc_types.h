@@ -99,6 +99,8 @@ typedef enum alctWarning_ {
     ALC_WARN_MU_INCREASE,          ///< adaptive rule doubled mu and halved delta (AL paper §5.2)
     ALC_WARN_LINESEARCH,           ///< line search failed to decrease the energy
     ALC_WARN_KINEMATIC_INVERSION,  ///< a kinematic target inverts a tetrahedron (info: tet)
+    ALC_WARN_KINEMATIC_BLOCKED,    ///< contact kept kinematic vertices short of their targets
+                                   ///< (IPC model; info: progress eta in per mille)
     ALC_NWARNING
 } alctWarning;
 
