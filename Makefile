@@ -142,16 +142,16 @@ $(GPU_TESTS): $(GPUT_OBJS) $(STATIC_LIB)
 
 # ---- targets -------------------------------------------------------------------------------
 test: all $(TESTS)
-	ALC_BUILD=$(BUILD) ./$(TESTS) $(FILTER)
+	ALC_BUILD=$(BUILD) $(abspath $(TESTS)) $(FILTER)
 
 # GPU runner exits 2 (cuda-samples EXIT_WAIVED) when no device is present
 gpu-test: all $(GPU_TESTS)
-	@ALC_BUILD=$(BUILD) ./$(GPU_TESTS) $(FILTER); rc=$$?; \
+	@ALC_BUILD=$(BUILD) $(abspath $(GPU_TESTS)) $(FILTER); rc=$$?; \
 	 if [ $$rc -eq 2 ]; then echo "gpu-test: waived (no CUDA device)"; exit 0; fi; exit $$rc
 
 # the benchmark table on this machine; BENCHFLAGS="--record bench/results" commits a record
 bench: all
-	./$(ALCOVE) bench --table $(BENCHFLAGS)
+	$(abspath $(ALCOVE)) bench --table $(BENCHFLAGS)
 
 asan:
 	$(MAKE) CUDA=0 BUILD=build/asan SANITIZER=address,undefined test
@@ -163,7 +163,7 @@ tsan:
 	$(MAKE) CUDA=0 BUILD=build/tsan SANITIZER=thread OPENMP=0 test
 
 memcheck: all $(GPU_TESTS)
-	$(CUDA_HOME)/bin/compute-sanitizer --tool memcheck ./$(GPU_TESTS) $(FILTER)
+	$(CUDA_HOME)/bin/compute-sanitizer --tool memcheck $(abspath $(GPU_TESTS)) $(FILTER)
 
 FORMAT_SRC = $(shell find include host cuda tools tests examples -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' 2>/dev/null)
 format:

@@ -1,11 +1,10 @@
 // Gmsh .msh reader: format 2.2 and 4.1, ASCII and binary. Tetrahedra (type 4) and triangles
 // (type 2) are kept; other elements are parsed past. Node tags are remapped to dense indices.
 #include "mesh.h"
+#include "mesh_text.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,204 +27,51 @@ typedef struct {
 
 /// Parser state over the whole file held in memory.
 typedef struct {
-    const char* path;
-    char* buf;            // file contents, NUL-terminated
-    size_t len, pos;      // size, read position
-    int line;             // 1-based line of buf[pos]
-    int binary;           // file-type 1
-    int version;          // 22 or 41
-    int tagSize;          // bytes of a size_t in 4.1 binary files
-    const char* section;  // current section, for messages
-    char* err;
-    int errsz;
-    int nnode;  // nodes read
+    alciText txt;  // the file; txt.section names the current section in messages
+    int binary;    // file-type 1
+    int version;   // 22 or 41
+    int tagSize;   // bytes of a size_t in 4.1 binary files
+    int nnode;     // nodes read
     double* vert;
     NodeTag* tags;  // sorted by tag after $Nodes
     int dense;      // tags are tags[0].tag + i
     IntVec tet, tri;
 } Msh;
 
-__attribute__((format(printf, 3, 4))) static alctStatus fail(Msh* m, alctStatus s, const char* fmt,
-                                                             ...) {
-    if (m->err && m->errsz > 0 && !m->err[0]) {
-        // at the end of a file that ends with a newline, name its last line
-        if (m->buf && m->pos >= m->len && m->len > 0 && m->buf[m->len - 1] == '\n' && m->line > 1) {
-            m->line--;
-        }
-        int n = snprintf(m->err, (size_t)m->errsz, "%s:%d: ", m->path, m->line);
-        if (n >= 0 && n < m->errsz) {
-            va_list ap;
-            va_start(ap, fmt);
-            vsnprintf(m->err + n, (size_t)(m->errsz - n), fmt, ap);
-            va_end(ap);
-        }
-    }
-    return s;
-}
-
-/// Read a whole file into a NUL-terminated buffer.
-static alctStatus readFile(Msh* m) {
-    FILE* f = fopen(m->path, "rb");
-    if (!f) return fail(m, ALC_ERR_IO, "cannot open: %s", strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char* buf = (char*)malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - 1 - n, f);
-        if (n < cap - 1) break;
-        char* grown = cap < SIZE_MAX / 2 ? (char*)realloc(buf, cap * 2) : NULL;
-        if (!grown) free(buf);
-        buf = grown;
-        cap *= 2;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf) return fail(m, ALC_ERR_NOMEM, "out of memory reading the file");
-    if (bad) {
-        free(buf);
-        return fail(m, ALC_ERR_IO, "read error");
-    }
-    buf[n] = 0;
-    m->buf = buf;
-    m->len = n;
-    return ALC_OK;
-}
-
 // ---- ASCII tokens ------------------------------------------------------------------------
-
-static int isBlank(char c) {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-/// Skip blanks; also newlines when crossLines.
-static void skipBlank(Msh* m, int crossLines) {
-    while (m->pos < m->len) {
-        char c = m->buf[m->pos];
-        if (c == '\n' && crossLines) {
-            m->line++;
-        } else if (!isBlank(c)) {
-            break;
-        }
-        m->pos++;
-    }
-}
-
-/// Copy a token, printable and shortened, into out for a message.
-static const char* shown(const char* tok, size_t n, char out[40]) {
-    size_t k = 0;
-    for (size_t i = 0; i < n && k < 32; i++) {
-        unsigned char c = (unsigned char)tok[i];
-        out[k++] = (c >= 32 && c < 127) ? (char)c : '?';
-    }
-    if (n > 32) {
-        memcpy(out + k, "...", 3);
-        k += 3;
-    }
-    out[k] = 0;
-    return out;
-}
-
-/// Next token (on this line unless crossLines); *n = 0 when there is none.
-static const char* nextToken(Msh* m, int crossLines, size_t* n) {
-    skipBlank(m, crossLines);
-    size_t start = m->pos;
-    while (m->pos < m->len && m->buf[m->pos] != '\n' && !isBlank(m->buf[m->pos])) m->pos++;
-    *n = m->pos - start;
-    return m->buf + start;
-}
-
-/// Error for a missing token: end of file or end of line.
-static alctStatus missing(Msh* m, const char* what) {
-    if (m->pos >= m->len) {
-        return fail(m, ALC_ERR_SCENE, "unexpected end of file in %s, expected %s", m->section,
-                    what);
-    }
-    return fail(m, ALC_ERR_SCENE, "line ends early in %s, expected %s", m->section, what);
-}
-
-static alctStatus readInt(Msh* m, int crossLines, const char* what, long long* out) {
-    size_t n;
-    const char* tok = nextToken(m, crossLines, &n);
-    if (n == 0) return missing(m, what);
-    char tmp[40], show[40];
-    char* end = NULL;
-    if (n < sizeof tmp) {
-        memcpy(tmp, tok, n);
-        tmp[n] = 0;
-        errno = 0;
-        *out = strtoll(tmp, &end, 10);
-    }
-    if (n >= sizeof tmp || end != tmp + n || errno == ERANGE) {
-        return fail(m, ALC_ERR_SCENE, "expected %s (an integer), found '%s'", what,
-                    shown(tok, n, show));
-    }
-    return ALC_OK;
-}
-
-static alctStatus readReal(Msh* m, const char* what, double* out) {
-    size_t n;
-    const char* tok = nextToken(m, 1, &n);
-    if (n == 0) return missing(m, what);
-    char tmp[64], show[40];
-    char* end = NULL;
-    if (n < sizeof tmp) {
-        memcpy(tmp, tok, n);
-        tmp[n] = 0;
-        *out = strtod(tmp, &end);
-    }
-    if (n >= sizeof tmp || end != tmp + n) {
-        return fail(m, ALC_ERR_SCENE, "expected %s (a number), found '%s'", what,
-                    shown(tok, n, show));
-    }
-    if (!isfinite(*out)) {
-        return fail(m, ALC_ERR_SCENE, "%s is not finite ('%s')", what, shown(tok, n, show));
-    }
-    return ALC_OK;
-}
 
 /// Expect the keyword kw as the next token.
 static alctStatus expectWord(Msh* m, const char* kw) {
     size_t n;
-    const char* tok = nextToken(m, 1, &n);
-    if (n == 0) return fail(m, ALC_ERR_SCENE, "missing %s (end of file)", kw);
+    const char* tok = alci_text_token(&m->txt, 1, &n);
+    if (n == 0) return alci_text_fail(&m->txt, ALC_ERR_SCENE, "missing %s (end of file)", kw);
     if (n != strlen(kw) || memcmp(tok, kw, n) != 0) {
-        char show[40];
-        return fail(m, ALC_ERR_SCENE, "expected %s, found '%s'", kw, shown(tok, n, show));
+        char show[ALCI_TEXT_SHOWN];
+        return alci_text_fail(&m->txt, ALC_ERR_SCENE, "expected %s, found '%s'", kw,
+                              alci_text_shown(tok, n, show));
     }
     return ALC_OK;
 }
 
-/// Finish the current line: only blanks may remain; the newline is consumed.
-static alctStatus endLine(Msh* m) {
-    skipBlank(m, 0);
-    if (m->pos >= m->len) return ALC_OK;
-    if (m->buf[m->pos] != '\n') {
-        size_t n;
-        char show[40];
-        const char* tok = nextToken(m, 0, &n);
-        return fail(m, ALC_ERR_SCENE, "unexpected '%s' at the end of the line in %s",
-                    shown(tok, n, show), m->section);
-    }
-    m->pos++;
-    m->line++;
-    return ALC_OK;
-}
-
+/// Move to the end of the line (its newline stays unread).
 static void skipLine(Msh* m) {
-    while (m->pos < m->len && m->buf[m->pos] != '\n') m->pos++;
+    alciText* t = &m->txt;
+    while (t->pos < t->len && t->buf[t->pos] != '\n') t->pos++;
 }
 
 // ---- binary data -------------------------------------------------------------------------
 
 /// Copy n bytes of binary data, counting the newline bytes it crosses.
 static alctStatus readBytes(Msh* m, void* out, size_t n, const char* what) {
-    if (n > m->len - m->pos) {
-        return fail(m, ALC_ERR_SCENE,
-                    "binary data in %s is truncated at byte %zu, expected %s (%zu bytes)",
-                    m->section, m->pos, what, n);
+    alciText* t = &m->txt;
+    if (n > t->len - t->pos) {
+        return alci_text_fail(t, ALC_ERR_SCENE,
+                              "binary data in %s is truncated at byte %zu, expected %s (%zu bytes)",
+                              t->section, t->pos, what, n);
     }
-    memcpy(out, m->buf + m->pos, n);
-    for (size_t i = 0; i < n; i++) m->line += m->buf[m->pos + i] == '\n';
-    m->pos += n;
+    memcpy(out, t->buf + t->pos, n);
+    for (size_t i = 0; i < n; i++) t->line += t->buf[t->pos + i] == '\n';
+    t->pos += n;
     return ALC_OK;
 }
 
@@ -247,8 +93,8 @@ static alctStatus readBinSize(Msh* m, const char* what, long long* out) {
     uint64_t v = 0;
     alctStatus s = readBytes(m, &v, sizeof v, what);
     if (s == ALC_OK && v > (uint64_t)LLONG_MAX) {
-        return fail(m, ALC_ERR_SCENE, "%s in %s is out of range (%llu)", what, m->section,
-                    (unsigned long long)v);
+        return alci_text_fail(&m->txt, ALC_ERR_SCENE, "%s in %s is out of range (%llu)", what,
+                              m->txt.section, (unsigned long long)v);
     }
     *out = (long long)v;
     return s;
@@ -256,19 +102,21 @@ static alctStatus readBinSize(Msh* m, const char* what, long long* out) {
 
 /// An int field: binary int32 or ASCII integer.
 static alctStatus readIntField(Msh* m, int crossLines, const char* what, long long* out) {
-    return m->binary ? readBinInt(m, what, out) : readInt(m, crossLines, what, out);
+    return m->binary ? readBinInt(m, what, out) : alci_text_readInt(&m->txt, crossLines, what, out);
 }
 
 /// A size_t field: 4.1 binary size_t or ASCII integer.
 static alctStatus readSizeField(Msh* m, int crossLines, const char* what, long long* out) {
-    return m->binary ? readBinSize(m, what, out) : readInt(m, crossLines, what, out);
+    return m->binary ? readBinSize(m, what, out)
+                     : alci_text_readInt(&m->txt, crossLines, what, out);
 }
 
 static alctStatus readRealField(Msh* m, const char* what, double* out) {
-    if (!m->binary) return readReal(m, what, out);
+    if (!m->binary) return alci_text_readReal(&m->txt, 1, what, out);
     alctStatus s = readBytes(m, out, sizeof *out, what);
     if (s == ALC_OK && !isfinite(*out)) {
-        return fail(m, ALC_ERR_SCENE, "%s in %s is not finite (%g)", what, m->section, *out);
+        return alci_text_fail(&m->txt, ALC_ERR_SCENE, "%s in %s is not finite (%g)", what,
+                              m->txt.section, *out);
     }
     return s;
 }
@@ -285,25 +133,14 @@ static int nodesPerElement(long long type) {
     return 0;
 }
 
-/// Refuse a declared count that is negative, exceeds limit, or cannot fit in the bytes left
-/// when each item takes at least minBytes.
-static alctStatus checkCount(Msh* m, long long count, long long limit, size_t minBytes,
-                             const char* what) {
-    if (count < 0) return fail(m, ALC_ERR_SCENE, "negative number of %s (%lld)", what, count);
-    if (count > limit || (unsigned long long)count > (m->len - m->pos) / minBytes) {
-        return fail(m, ALC_ERR_SCENE,
-                    "%lld %s declared, but the file has only %zu bytes left (truncated or corrupt)",
-                    count, what, m->len - m->pos);
-    }
-    return ALC_OK;
-}
-
 static alctStatus vecPush(Msh* m, IntVec* v, const int* x, size_t k) {
     if (v->n + k > v->cap) {
         size_t cap = v->cap ? 2 * v->cap : 1024;
-        if (cap / 4 > (size_t)INT_MAX) return fail(m, ALC_ERR_SCENE, "too many elements");
+        if (cap / 4 > (size_t)INT_MAX) {
+            return alci_text_fail(&m->txt, ALC_ERR_SCENE, "too many elements");
+        }
         int* a = (int*)realloc(v->a, cap * sizeof(int));
-        if (!a) return fail(m, ALC_ERR_NOMEM, "out of memory");
+        if (!a) return alci_text_fail(&m->txt, ALC_ERR_NOMEM, "out of memory");
         v->a = a;
         v->cap = cap;
     }
@@ -324,9 +161,9 @@ static alctStatus buildTagMap(Msh* m, int sectionLine) {
     m->dense = 1;
     for (int i = 1; i < m->nnode; i++) {
         if (m->tags[i].tag == m->tags[i - 1].tag) {
-            m->line = sectionLine;
-            return fail(m, ALC_ERR_SCENE, "node tag %lld is defined twice in $Nodes",
-                        m->tags[i].tag);
+            m->txt.line = sectionLine;
+            return alci_text_fail(&m->txt, ALC_ERR_SCENE,
+                                  "node tag %lld is defined twice in $Nodes", m->tags[i].tag);
         }
         if (m->tags[i].tag != m->tags[0].tag + i) m->dense = 0;
     }
@@ -354,15 +191,16 @@ static alctStatus addElement(Msh* m, long long type, long long elemTag, const lo
     for (int i = 0; i < k; i++) {
         idx[i] = lookupTag(m, nodes[i]);
         if (idx[i] < 0) {
-            return fail(m, ALC_ERR_SCENE,
-                        "%s (element %lld) refers to node %lld, but no node has that tag "
-                        "(%d nodes exist)",
-                        name, elemTag, nodes[i], m->nnode);
+            return alci_text_fail(&m->txt, ALC_ERR_SCENE,
+                                  "%s (element %lld) refers to node %lld, but no node has that tag "
+                                  "(%d nodes exist)",
+                                  name, elemTag, nodes[i], m->nnode);
         }
         for (int j = 0; j < i; j++) {
             if (nodes[j] == nodes[i]) {
-                return fail(m, ALC_ERR_SCENE, "%s (element %lld) uses node %lld twice", name,
-                            elemTag, nodes[i]);
+                return alci_text_fail(&m->txt, ALC_ERR_SCENE,
+                                      "%s (element %lld) uses node %lld twice", name, elemTag,
+                                      nodes[i]);
             }
         }
     }
@@ -384,11 +222,11 @@ static alctStatus readElementNodes(Msh* m, long long type, long long elemTag, in
 // ---- sections ----------------------------------------------------------------------------
 
 static alctStatus readFormat(Msh* m) {
-    m->section = "$MeshFormat";
+    m->txt.section = "$MeshFormat";
     size_t n;
-    char show[40];
-    const char* tok = nextToken(m, 1, &n);
-    if (n == 0) return missing(m, "the format version");
+    char show[ALCI_TEXT_SHOWN];
+    const char* tok = alci_text_token(&m->txt, 1, &n);
+    if (n == 0) return alci_text_missing(&m->txt, "the format version");
     char tmp[16];
     double v = 0.0;
     if (n < sizeof tmp) {
@@ -403,27 +241,29 @@ static alctStatus readFormat(Msh* m) {
     } else if (v == 4.1) {
         m->version = 41;
     } else {
-        return fail(m, ALC_ERR_SCENE, "unsupported Gmsh format version '%s' (supported: 2.2, 4.1)",
-                    shown(tok, n, show));
+        return alci_text_fail(&m->txt, ALC_ERR_SCENE,
+                              "unsupported Gmsh format version '%s' (supported: 2.2, 4.1)",
+                              alci_text_shown(tok, n, show));
     }
     long long fileType, dataSize;
-    alctStatus s = readInt(m, 0, "the file type (0 ASCII, 1 binary)", &fileType);
-    if (s == ALC_OK) s = readInt(m, 0, "the data size", &dataSize);
+    alctStatus s = alci_text_readInt(&m->txt, 0, "the file type (0 ASCII, 1 binary)", &fileType);
+    if (s == ALC_OK) s = alci_text_readInt(&m->txt, 0, "the data size", &dataSize);
     if (s != ALC_OK) return s;
     if (fileType != 0 && fileType != 1) {
-        return fail(m, ALC_ERR_SCENE, "file type %lld is neither 0 (ASCII) nor 1 (binary)",
-                    fileType);
+        return alci_text_fail(&m->txt, ALC_ERR_SCENE,
+                              "file type %lld is neither 0 (ASCII) nor 1 (binary)", fileType);
     }
     m->binary = (int)fileType;
     if (m->binary && m->version == 22 && dataSize != 8) {
-        return fail(m, ALC_ERR_SCENE, "data size %lld is not supported (expected 8)", dataSize);
+        return alci_text_fail(&m->txt, ALC_ERR_SCENE,
+                              "data size %lld is not supported (expected 8)", dataSize);
     }
     if (m->binary && m->version == 41 && dataSize != 4 && dataSize != 8) {
-        return fail(m, ALC_ERR_SCENE, "data size %lld is not supported (expected 4 or 8)",
-                    dataSize);
+        return alci_text_fail(&m->txt, ALC_ERR_SCENE,
+                              "data size %lld is not supported (expected 4 or 8)", dataSize);
     }
     m->tagSize = (int)dataSize;
-    if ((s = endLine(m)) != ALC_OK) return s;
+    if ((s = alci_text_endLine(&m->txt, 1)) != ALC_OK) return s;
     // binary files: the integer 1 tells the byte order
     if (m->binary) {
         int32_t one = 0;
@@ -431,13 +271,15 @@ static alctStatus readFormat(Msh* m) {
         uint32_t u = (uint32_t)one;
         uint32_t swapped = (u >> 24) | ((u >> 8) & 0xff00u) | ((u << 8) & 0xff0000u) | (u << 24);
         if (swapped == 1u) {
-            return fail(m, ALC_ERR_SCENE,
-                        "binary data has the opposite byte order (endianness marker reads %d, "
-                        "expected 1)",
-                        (int)one);
+            return alci_text_fail(
+                &m->txt, ALC_ERR_SCENE,
+                "binary data has the opposite byte order (endianness marker reads %d, "
+                "expected 1)",
+                (int)one);
         }
         if (one != 1) {
-            return fail(m, ALC_ERR_SCENE, "bad endianness marker %d (expected 1)", (int)one);
+            return alci_text_fail(&m->txt, ALC_ERR_SCENE, "bad endianness marker %d (expected 1)",
+                                  (int)one);
         }
     }
     return expectWord(m, "$EndMeshFormat");
@@ -447,12 +289,16 @@ static alctStatus readFormat(Msh* m) {
 static alctStatus allocNodes(Msh* m, long long count) {
     m->vert = (double*)malloc((size_t)(count > 0 ? count : 1) * 3 * sizeof(double));
     m->tags = (NodeTag*)malloc((size_t)(count > 0 ? count : 1) * sizeof(NodeTag));
-    if (!m->vert || !m->tags) return fail(m, ALC_ERR_NOMEM, "out of memory for %lld nodes", count);
+    if (!m->vert || !m->tags) {
+        return alci_text_fail(&m->txt, ALC_ERR_NOMEM, "out of memory for %lld nodes", count);
+    }
     return ALC_OK;
 }
 
 static alctStatus readTag(Msh* m, int i, long long tag) {
-    if (tag <= 0) return fail(m, ALC_ERR_SCENE, "node tag %lld is not positive", tag);
+    if (tag <= 0) {
+        return alci_text_fail(&m->txt, ALC_ERR_SCENE, "node tag %lld is not positive", tag);
+    }
     m->tags[i].tag = tag;
     m->tags[i].index = i;
     return ALC_OK;
@@ -460,9 +306,11 @@ static alctStatus readTag(Msh* m, int i, long long tag) {
 
 static alctStatus readNodes22(Msh* m) {
     long long count;
-    alctStatus s = readInt(m, 1, "the number of nodes", &count);
-    if (s == ALC_OK) s = checkCount(m, count, INT_MAX / 3, m->binary ? 28 : 8, "nodes");
-    if (s == ALC_OK) s = endLine(m);
+    alctStatus s = alci_text_readInt(&m->txt, 1, "the number of nodes", &count);
+    if (s == ALC_OK) {
+        s = alci_text_checkCount(&m->txt, count, INT_MAX / 3, m->binary ? 28 : 8, "nodes");
+    }
+    if (s == ALC_OK) s = alci_text_endLine(&m->txt, 1);
     if (s == ALC_OK) s = allocNodes(m, count);
     for (int i = 0; s == ALC_OK && i < count; i++) {
         long long tag;
@@ -479,22 +327,23 @@ static alctStatus readNodes22(Msh* m) {
 
 static alctStatus readElements22(Msh* m) {
     long long count;
-    alctStatus s = readInt(m, 1, "the number of elements", &count);
-    if (s == ALC_OK) s = checkCount(m, count, LLONG_MAX, 8, "elements");
-    if (s == ALC_OK) s = endLine(m);
+    alctStatus s = alci_text_readInt(&m->txt, 1, "the number of elements", &count);
+    if (s == ALC_OK) s = alci_text_checkCount(&m->txt, count, LLONG_MAX, 8, "elements");
+    if (s == ALC_OK) s = alci_text_endLine(&m->txt, 1);
     if (s != ALC_OK) return s;
     if (!m->binary) {
         // one element a line: number type ntags tags... nodes...
         for (long long e = 0; e < count; e++) {
             long long tag, type, ntags, x;
-            if ((s = readInt(m, 1, "element number", &tag)) != ALC_OK) return s;
-            if ((s = readInt(m, 0, "element type", &type)) != ALC_OK) return s;
-            if ((s = readInt(m, 0, "number of tags", &ntags)) != ALC_OK) return s;
+            if ((s = alci_text_readInt(&m->txt, 1, "element number", &tag)) != ALC_OK) return s;
+            if ((s = alci_text_readInt(&m->txt, 0, "element type", &type)) != ALC_OK) return s;
+            if ((s = alci_text_readInt(&m->txt, 0, "number of tags", &ntags)) != ALC_OK) return s;
             if (ntags < 0 || ntags > 1000) {
-                return fail(m, ALC_ERR_SCENE, "element %lld has %lld tags", tag, ntags);
+                return alci_text_fail(&m->txt, ALC_ERR_SCENE, "element %lld has %lld tags", tag,
+                                      ntags);
             }
             for (long long t = 0; t < ntags; t++) {
-                if ((s = readInt(m, 0, "element tag", &x)) != ALC_OK) return s;
+                if ((s = alci_text_readInt(&m->txt, 0, "element tag", &x)) != ALC_OK) return s;
             }
             int nn = nodesPerElement(type);
             if (nn == 0 || (type != MSH_TET && type != MSH_TRI)) {
@@ -502,7 +351,7 @@ static alctStatus readElements22(Msh* m) {
                 continue;
             }
             if ((s = readElementNodes(m, type, tag, nn, 0)) != ALC_OK) return s;
-            if ((s = endLine(m)) != ALC_OK) return s;
+            if ((s = alci_text_endLine(&m->txt, 1)) != ALC_OK) return s;
         }
         return ALC_OK;
     }
@@ -514,15 +363,17 @@ static alctStatus readElements22(Msh* m) {
         if ((s = readBinInt(m, "number of tags", &ntags)) != ALC_OK) return s;
         int nn = nodesPerElement(type);
         if (nn == 0) {
-            return fail(m, ALC_ERR_SCENE, "unknown element type %lld in binary $Elements", type);
+            return alci_text_fail(&m->txt, ALC_ERR_SCENE,
+                                  "unknown element type %lld in binary $Elements", type);
         }
         if (follow <= 0 || follow > count - done || ntags < 0 || ntags > 1000) {
-            return fail(m, ALC_ERR_SCENE,
-                        "bad binary element block header (type %lld, %lld elements, %lld tags)",
-                        type, follow, ntags);
+            return alci_text_fail(
+                &m->txt, ALC_ERR_SCENE,
+                "bad binary element block header (type %lld, %lld elements, %lld tags)", type,
+                follow, ntags);
         }
-        if ((s = checkCount(m, follow, LLONG_MAX, (size_t)(4 * (1 + ntags + nn)), "elements")) !=
-            ALC_OK) {
+        if ((s = alci_text_checkCount(&m->txt, follow, LLONG_MAX, (size_t)(4 * (1 + ntags + nn)),
+                                      "elements")) != ALC_OK) {
             return s;
         }
         for (long long e = 0; e < follow; e++) {
@@ -543,10 +394,10 @@ static alctStatus readNodes41(Msh* m) {
     if (s == ALC_OK) s = readSizeField(m, 0, "the number of nodes", &count);
     if (s == ALC_OK) s = readSizeField(m, 0, "the minimum node tag", &minTag);
     if (s == ALC_OK) s = readSizeField(m, 0, "the maximum node tag", &maxTag);
-    if (s == ALC_OK && !m->binary) s = endLine(m);
+    if (s == ALC_OK && !m->binary) s = alci_text_endLine(&m->txt, 1);
     size_t perNode = m->binary ? (size_t)m->tagSize + 24 : 8;
-    if (s == ALC_OK) s = checkCount(m, nblock, LLONG_MAX, 8, "node blocks");
-    if (s == ALC_OK) s = checkCount(m, count, INT_MAX / 3, perNode, "nodes");
+    if (s == ALC_OK) s = alci_text_checkCount(&m->txt, nblock, LLONG_MAX, 8, "node blocks");
+    if (s == ALC_OK) s = alci_text_checkCount(&m->txt, count, INT_MAX / 3, perNode, "nodes");
     if (s == ALC_OK) s = allocNodes(m, count);
     for (long long b = 0; s == ALC_OK && b < nblock; b++) {
         long long dim, entity, param, inBlock;
@@ -557,13 +408,14 @@ static alctStatus readNodes41(Msh* m) {
             return s;
         }
         if (dim < 0 || dim > 3 || (param != 0 && param != 1)) {
-            return fail(m, ALC_ERR_SCENE, "bad node block header (dimension %lld, parametric %lld)",
-                        dim, param);
+            return alci_text_fail(&m->txt, ALC_ERR_SCENE,
+                                  "bad node block header (dimension %lld, parametric %lld)", dim,
+                                  param);
         }
         if (inBlock < 0 || inBlock > count - m->nnode) {
-            return fail(m, ALC_ERR_SCENE,
-                        "node block %lld holds %lld nodes, more than the %lld declared", b, inBlock,
-                        count);
+            return alci_text_fail(&m->txt, ALC_ERR_SCENE,
+                                  "node block %lld holds %lld nodes, more than the %lld declared",
+                                  b, inBlock, count);
         }
         // the block's tags, then its coordinates (and parametric coordinates)
         int first = m->nnode;
@@ -586,8 +438,9 @@ static alctStatus readNodes41(Msh* m) {
         }
     }
     if (s == ALC_OK && m->nnode != count) {
-        return fail(m, ALC_ERR_SCENE, "the node blocks hold %d nodes, but %lld are declared",
-                    m->nnode, count);
+        return alci_text_fail(&m->txt, ALC_ERR_SCENE,
+                              "the node blocks hold %d nodes, but %lld are declared", m->nnode,
+                              count);
     }
     return s;
 }
@@ -598,9 +451,9 @@ static alctStatus readElements41(Msh* m) {
     if (s == ALC_OK) s = readSizeField(m, 0, "the number of elements", &count);
     if (s == ALC_OK) s = readSizeField(m, 0, "the minimum element tag", &minTag);
     if (s == ALC_OK) s = readSizeField(m, 0, "the maximum element tag", &maxTag);
-    if (s == ALC_OK && !m->binary) s = endLine(m);
-    if (s == ALC_OK) s = checkCount(m, nblock, LLONG_MAX, 8, "element blocks");
-    if (s == ALC_OK) s = checkCount(m, count, LLONG_MAX, 4, "elements");
+    if (s == ALC_OK && !m->binary) s = alci_text_endLine(&m->txt, 1);
+    if (s == ALC_OK) s = alci_text_checkCount(&m->txt, nblock, LLONG_MAX, 8, "element blocks");
+    if (s == ALC_OK) s = alci_text_checkCount(&m->txt, count, LLONG_MAX, 4, "elements");
     long long done = 0;
     for (long long b = 0; s == ALC_OK && b < nblock; b++) {
         long long dim, entity, type, inBlock;
@@ -612,15 +465,18 @@ static alctStatus readElements41(Msh* m) {
         }
         int nn = nodesPerElement(type);
         if (nn == 0 && m->binary) {
-            return fail(m, ALC_ERR_SCENE, "unknown element type %lld in binary $Elements", type);
+            return alci_text_fail(&m->txt, ALC_ERR_SCENE,
+                                  "unknown element type %lld in binary $Elements", type);
         }
         if (inBlock < 0 || inBlock > count - done) {
-            return fail(m, ALC_ERR_SCENE,
-                        "element block %lld holds %lld elements, more than the %lld declared", b,
-                        inBlock, count);
+            return alci_text_fail(
+                &m->txt, ALC_ERR_SCENE,
+                "element block %lld holds %lld elements, more than the %lld declared", b, inBlock,
+                count);
         }
-        if (m->binary && (s = checkCount(m, inBlock, LLONG_MAX, (size_t)(m->tagSize * (1 + nn)),
-                                         "elements")) != ALC_OK) {
+        if (m->binary &&
+            (s = alci_text_checkCount(&m->txt, inBlock, LLONG_MAX, (size_t)(m->tagSize * (1 + nn)),
+                                      "elements")) != ALC_OK) {
             return s;
         }
         for (long long e = 0; e < inBlock; e++) {
@@ -631,71 +487,79 @@ static alctStatus readElements41(Msh* m) {
                 continue;
             }
             if ((s = readElementNodes(m, type, tag, nn, 1)) != ALC_OK) return s;
-            if (!m->binary && (s = endLine(m)) != ALC_OK) return s;
+            if (!m->binary && (s = alci_text_endLine(&m->txt, 1)) != ALC_OK) return s;
         }
         done += inBlock;
     }
     if (s == ALC_OK && done != count) {
-        return fail(m, ALC_ERR_SCENE,
-                    "the element blocks hold %lld elements, but %lld are declared", done, count);
+        return alci_text_fail(&m->txt, ALC_ERR_SCENE,
+                              "the element blocks hold %lld elements, but %lld are declared", done,
+                              count);
     }
     return s;
 }
 
 /// Skip an unknown section up to its $End marker at the start of a line.
 static alctStatus skipSection(Msh* m, const char* name, size_t n) {
+    alciText* t = &m->txt;
     char end[72];
-    int startLine = m->line;
+    int startLine = t->line;
     if (n > 64) n = 64;
     snprintf(end, sizeof end, "$End%.*s", (int)n - 1, name + 1);
     size_t k = strlen(end);
-    for (size_t p = m->pos; p < m->len; p++) {
-        if (m->buf[p] == '\n') {
-            m->line++;
-            if (m->len - (p + 1) >= k && memcmp(m->buf + p + 1, end, k) == 0) {
-                m->pos = p + 1 + k;
+    for (size_t p = t->pos; p < t->len; p++) {
+        if (t->buf[p] == '\n') {
+            t->line++;
+            if (t->len - (p + 1) >= k && memcmp(t->buf + p + 1, end, k) == 0) {
+                t->pos = p + 1 + k;
                 return ALC_OK;
             }
         }
     }
-    m->line = startLine;
-    return fail(m, ALC_ERR_SCENE, "missing %s (section opened here)", end);
+    t->line = startLine;
+    return alci_text_fail(t, ALC_ERR_SCENE, "missing %s (section opened here)", end);
 }
 
 /// Parse the whole buffer.
 static alctStatus parse(Msh* m) {
-    m->section = "the file";
+    m->txt.section = "the file";
     size_t n;
-    char show[40];
-    const char* tok = nextToken(m, 1, &n);
+    char show[ALCI_TEXT_SHOWN];
+    const char* tok = alci_text_token(&m->txt, 1, &n);
     if (n != 11 || memcmp(tok, "$MeshFormat", 11) != 0) {
-        return fail(m, ALC_ERR_SCENE, "not a Gmsh mesh: expected $MeshFormat, found '%s'",
-                    shown(tok, n, show));
+        return alci_text_fail(&m->txt, ALC_ERR_SCENE,
+                              "not a Gmsh mesh: expected $MeshFormat, found '%s'",
+                              alci_text_shown(tok, n, show));
     }
     alctStatus s = readFormat(m);
     int haveNodes = 0, haveElements = 0;
     while (s == ALC_OK) {
-        tok = nextToken(m, 1, &n);
+        tok = alci_text_token(&m->txt, 1, &n);
         if (n == 0) break;
-        int sectionLine = m->line;
+        int sectionLine = m->txt.line;
         if (tok[0] != '$' || (n >= 4 && memcmp(tok, "$End", 4) == 0) ||
             (n == 11 && memcmp(tok, "$MeshFormat", 11) == 0)) {
-            return fail(m, ALC_ERR_SCENE, "expected a section such as $Nodes, found '%s'",
-                        shown(tok, n, show));
+            return alci_text_fail(&m->txt, ALC_ERR_SCENE,
+                                  "expected a section such as $Nodes, found '%s'",
+                                  alci_text_shown(tok, n, show));
         }
         if (n == 6 && memcmp(tok, "$Nodes", 6) == 0) {
-            if (haveNodes) return fail(m, ALC_ERR_SCENE, "second $Nodes section");
-            m->section = "$Nodes";
-            s = endLine(m);
+            if (haveNodes) return alci_text_fail(&m->txt, ALC_ERR_SCENE, "second $Nodes section");
+            m->txt.section = "$Nodes";
+            s = alci_text_endLine(&m->txt, 1);
             if (s == ALC_OK) s = m->version == 22 ? readNodes22(m) : readNodes41(m);
             if (s == ALC_OK) s = expectWord(m, "$EndNodes");
             if (s == ALC_OK) s = buildTagMap(m, sectionLine);
             haveNodes = 1;
         } else if (n == 9 && memcmp(tok, "$Elements", 9) == 0) {
-            if (!haveNodes) return fail(m, ALC_ERR_SCENE, "$Elements comes before $Nodes");
-            if (haveElements) return fail(m, ALC_ERR_SCENE, "second $Elements section");
-            m->section = "$Elements";
-            s = endLine(m);
+            if (!haveNodes) {
+                return alci_text_fail(&m->txt, ALC_ERR_SCENE, "$Elements comes before $Nodes");
+            }
+            if (haveElements) {
+                return alci_text_fail(&m->txt, ALC_ERR_SCENE, "second $Elements section");
+            }
+            m->txt.section = "$Elements";
+            s = alci_text_endLine(&m->txt, 1);
             if (s == ALC_OK) s = m->version == 22 ? readElements22(m) : readElements41(m);
             if (s == ALC_OK) s = expectWord(m, "$EndElements");
             haveElements = 1;
@@ -704,8 +568,8 @@ static alctStatus parse(Msh* m) {
         }
     }
     if (s != ALC_OK) return s;
-    if (!haveNodes) return fail(m, ALC_ERR_SCENE, "no $Nodes section");
-    if (!haveElements) return fail(m, ALC_ERR_SCENE, "no $Elements section");
+    if (!haveNodes) return alci_text_fail(&m->txt, ALC_ERR_SCENE, "no $Nodes section");
+    if (!haveElements) return alci_text_fail(&m->txt, ALC_ERR_SCENE, "no $Elements section");
     return ALC_OK;
 }
 
@@ -716,14 +580,9 @@ alctStatus alci_mesh_readMsh(const char* path, alciMesh* mesh, char* err, int er
     if (!path) return ALC_ERR_INVALID_ARG;
     Msh m;
     memset(&m, 0, sizeof m);
-    m.path = path;
-    m.err = err;
-    m.errsz = errsz;
-    m.line = 0;
-    alctStatus s = readFile(&m);
-    m.line = 1;
+    alctStatus s = alci_text_open(&m.txt, path, 0, err, errsz);
     if (s == ALC_OK) s = parse(&m);
-    free(m.buf);
+    alci_text_close(&m.txt);
     free(m.tags);
     if (s != ALC_OK) {
         free(m.vert);
