@@ -210,6 +210,10 @@ void alcr_ccd_free(alcrBackend* B);
 /// in, growing the candidate buffers and querying again on overflow (*grown = the new capacity).
 alctStatus alcr_ccd_query(alcrBackend* B, const alcrBroadInput* in, int isEE, int* count,
                           int* grown);
+/// Broad-phase input over the model's surface primitives moving from -> to (N doubles each),
+/// with the given passive mask (nullable) and box inflation (m).
+alcrBroadInput alcr_ccd_broadInput(const alcrBackend* B, const double* from, const double* to,
+                                   const unsigned char* passive, double inflate);
 /// Stencil vertices of candidate c of the last query (PT pairs first, npt of them, then EE) and
 /// its type (ALCR_PT or ALCR_EE).
 void alcr_ccd_candidate(const alcrBackend* B, int c, int npt, int v[4], int* type);

@@ -102,22 +102,29 @@ void alcr_ccd_candidate(const alcrBackend* B, int c, int npt, int v[4], int* typ
     }
 }
 
-alctStatus alcr_ccd_collect(alcrBackend* B, alciCollectOut* out) {
+alcrBroadInput alcr_ccd_broadInput(const alcrBackend* B, const double* from, const double* to,
+                                   const unsigned char* passive, double inflate) {
     const alcModel* m = B->m;
-    const alcOption* o = &m->opt;
     alcrBroadInput in;
     memset(&in, 0, sizeof in);
     in.nvert = B->n;
-    in.x0 = B->x;
-    in.x1 = B->xhat;
+    in.x0 = from;
+    in.x1 = to;
     in.nsvert = m->nsvert;
     in.svert = m->svert;
     in.nedge = m->nedge;
     in.edge = m->edge_vert;
     in.ntri = m->ntri;
     in.tri = m->tri_vert;
-    in.vert_passive = B->kin;
-    in.inflate = o->ccdMinSep;
+    in.vert_passive = passive;
+    in.inflate = inflate;
+    return in;
+}
+
+alctStatus alcr_ccd_collect(alcrBackend* B, alciCollectOut* out) {
+    const alcModel* m = B->m;
+    const alcOption* o = &m->opt;
+    alcrBroadInput in = alcr_ccd_broadInput(B, B->x, B->xhat, B->kin, o->ccdMinSep);
     memset(out, 0, sizeof *out);
     alctStatus st = alcr_broad_build(B->broad, &in);
     if (st != ALC_OK) return ALC_ERROR(B->sim, st, "broad-phase build failed");

@@ -36,20 +36,8 @@ static void stencil(const alcrBackend* B, const alcrIpcPair* P, const double* po
 /// Broad phase over the motion from -> to, inflated by `inflate`: candidates in bpPT / bpEE.
 static alctStatus broad(alcrBackend* B, const double* from, const double* to, double inflate,
                         int* npt, int* nee) {
-    const alcModel* m = B->m;
-    alcrBroadInput in;
-    memset(&in, 0, sizeof in);
-    in.nvert = B->n;
-    in.x0 = from;
-    in.x1 = to;
-    in.nsvert = m->nsvert;
-    in.svert = m->svert;
-    in.nedge = m->nedge;
-    in.edge = m->edge_vert;
-    in.ntri = m->ntri;
-    in.tri = m->tri_vert;
-    in.vert_passive = B->kinBody;  // kinematic vertices, even while freed (ipc_boundary_ref.c)
-    in.inflate = inflate;
+    // kinematic vertices stay passive even while freed (ipc_boundary_ref.c)
+    alcrBroadInput in = alcr_ccd_broadInput(B, from, to, B->kinBody, inflate);
     alctStatus st = alcr_broad_build(B->broad, &in);
     if (st != ALC_OK) return ALC_ERROR(B->sim, st, "broad-phase build failed");
     int grown = 0;
