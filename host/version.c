@@ -2,7 +2,7 @@
 #include "alc/alc.h"
 
 #define ALC_VERSION_MAJOR 0
-#define ALC_VERSION_MINOR 1
+#define ALC_VERSION_MINOR 2
 #define ALC_VERSION_PATCH 0
 
 int alcu_version(void) {
@@ -10,7 +10,7 @@ int alcu_version(void) {
 }
 
 const char* alcu_versionString(void) {
-    return "0.1.0";
+    return "0.2.0";
 }
 
 const char* alcu_statusString(alctStatus status) {
