@@ -10,9 +10,15 @@
 
 int openRun(Run* r, const char* scene, const char* const* names, const double* values,
             int contact) {
-    memset(r, 0, sizeof *r);
-    char path[1024], err[1024];
+    char path[1024];
     snprintf(path, sizeof path, "%s/scenes/%s", alct_rootDir(), scene);
+    return openRunPath(r, path, names, values, contact);
+}
+
+int openRunPath(Run* r, const char* path, const char* const* names, const double* values,
+                int contact) {
+    memset(r, 0, sizeof *r);
+    char err[1024];
     alcLoadDef ld = alc_defaultLoadDef();
     while (names && names[ld.nparam]) ld.nparam++;
     ld.paramName = names;
@@ -25,7 +31,7 @@ int openRun(Run* r, const char* scene, const char* const* names, const double* v
     alcSimDef def = alc_defaultSimDef();
     def.backend = ALC_BACKEND_REF;
     if (alc_makeData(r->m, &r->d) != ALC_OK || alc_makeSim(r->m, &def, &r->sim) != ALC_OK) {
-        fprintf(stderr, "  %s: %s\n", scene, r->sim ? alc_lastError(r->sim) : "out of memory");
+        fprintf(stderr, "  %s: %s\n", path, r->sim ? alc_lastError(r->sim) : "out of memory");
         return 0;
     }
     r->obstacle = (unsigned char*)calloc((size_t)r->m->nbody, 1);
@@ -41,11 +47,7 @@ void closeRun(Run* r) {
     free(r->obstacle);
 }
 
-int stepRun(Run* r) {
-    if (alc_step(r->sim, r->d) != ALC_OK) {
-        fprintf(stderr, "  step %ld: %s\n", r->d->step + 1, alc_lastError(r->sim));
-        return 0;
-    }
+int checkRun(Run* r) {
     const alcModel* m = r->m;
     alciCheckInput in;
     memset(&in, 0, sizeof in);
@@ -68,6 +70,14 @@ int stepRun(Run* r) {
         return 0;
     }
     return 1;
+}
+
+int stepRun(Run* r) {
+    if (alc_step(r->sim, r->d) != ALC_OK) {
+        fprintf(stderr, "  step %ld: %s\n", r->d->step + 1, alc_lastError(r->sim));
+        return 0;
+    }
+    return checkRun(r);
 }
 
 void bodyCentre(const Run* r, int b, double c[3]) {

@@ -17,8 +17,14 @@ typedef struct {
 /// the reference backend with the scene's contact model, or `contact` when it is >= 0.
 /// Prints the error and returns 0 on failure.
 int openRun(Run* r, const char* scene, const char* const* names, const double* values, int contact);
+/// openRun for a scene file at any path (absolute, or relative to the working directory).
+int openRunPath(Run* r, const char* path, const char* const* names, const double* values,
+                int contact);
 /// Free what openRun made.
 void closeRun(Run* r);
+/// The independent check (host/check.c) of the current state; 0 (with the offence printed, and
+/// r->clean cleared) when it is not clean.
+int checkRun(Run* r);
 /// One step, then the independent check of the new state; 0 (with the reason printed) when the
 /// step fails or the state is not clean.
 int stepRun(Run* r);

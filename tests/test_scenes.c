@@ -2,8 +2,8 @@
 // the independent checker (host/check.c: exact predicates, no solver code), plus the AL paper's
 // behavioural claims: no tunnelling at 100 m/s, free motion preserved (§4.4), moving boundaries
 // within Eq. 21, volume recovery after release, the iteration cap.
-#include "check.h"
 #include "hd/alcm_vec.h"
+#include "scene_run.h"
 #include "test_macros.h"
 
 #include "alc/alc.h"
@@ -15,18 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef struct {
-    alcModel* m;
-    alcData* d;
-    alcSim* sim;
-    unsigned char* obstacle;
-    char err[1024];
-} Run;
-
-/// Open a scene; with extraYaml, a variant with those lines inserted after the first line that
-/// starts with `after` (e.g. "bodies:").
+/// Open a scene (a path from the repository root) on the reference backend; with extraYaml, a
+/// variant with those lines inserted after the first line that starts with `after` (e.g.
+/// "bodies:").
 static int openScene(Run* r, const char* scene, const char* after, const char* extraYaml) {
-    memset(r, 0, sizeof *r);
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", alct_rootDir(), scene);
     if (extraYaml) {
@@ -50,50 +42,7 @@ static int openScene(Run* r, const char* scene, const char* after, const char* e
         fclose(in);
         fclose(out);
     }
-    if (alc_loadScene(path, NULL, &r->m, r->err, sizeof r->err) != ALC_OK) {
-        fprintf(stderr, "  %s\n", r->err);
-        return 0;
-    }
-    alc_makeData(r->m, &r->d);
-    alcSimDef def = alc_defaultSimDef();
-    def.backend = ALC_BACKEND_REF;
-    if (alc_makeSim(r->m, &def, &r->sim) != ALC_OK) {
-        fprintf(stderr, "  %s\n", alc_lastError(r->sim));
-        return 0;
-    }
-    r->obstacle = (unsigned char*)calloc((size_t)r->m->nbody, 1);
-    for (int b = 0; b < r->m->nbody; b++) r->obstacle[b] = r->m->body_type[b] == ALC_BODY_OBSTACLE;
-    return 1;
-}
-
-static void closeScene(Run* r) {
-    alc_deleteSim(r->sim);
-    alc_deleteData(r->d);
-    alc_deleteModel(r->m);
-    free(r->obstacle);
-}
-
-/// The independent check of the current state; prints the offence.
-static int checkState(const Run* r) {
-    const alcModel* m = r->m;
-    alciCheckInput in;
-    memset(&in, 0, sizeof in);
-    in.nvert = m->nvert;
-    in.x = r->d->x;
-    in.ntet = m->ntet;
-    in.tet = m->tet_vert;
-    in.ntri = m->ntri;
-    in.tri = m->tri_vert;
-    in.nedge = m->nedge;
-    in.edge = m->edge_vert;
-    in.tet_body = m->tet_body;
-    in.tri_body = m->tri_body;
-    in.edge_body = m->edge_body;
-    in.body_obstacle = r->obstacle;
-    alciCheckReport rep;
-    if (alci_check_state(&in, &rep) != ALC_OK) return 0;
-    if (!rep.clean) fprintf(stderr, "  step %ld: %s\n", r->d->step, rep.message);
-    return rep.clean;
+    return openRunPath(r, path, NULL, NULL, -1);
 }
 
 static double bodyVolume(const alcModel* m, const double* x, int b) {
@@ -142,7 +91,7 @@ ALC_TEST(scenes_allCleanAtEveryStep) {
             fprintf(stderr, "  %s does not load\n", rel);
             break;
         }
-        ok = checkState(&r);
+        ok = checkRun(&r);
         int steps = r.m->run.steps < ALCT_SCENE_STEPS ? r.m->run.steps : ALCT_SCENE_STEPS;
         for (int s = 0; ok && s < steps; s++) {
             alctStatus st = alc_step(r.sim, r.d);
@@ -151,7 +100,7 @@ ALC_TEST(scenes_allCleanAtEveryStep) {
                 ok = 0;
                 break;
             }
-            ok = checkState(&r);
+            ok = checkRun(&r);
         }
         const alcRunStat* rs = &r.d->run;
         alct_note(
@@ -167,7 +116,7 @@ ALC_TEST(scenes_allCleanAtEveryStep) {
             fprintf(stderr, "  %s: %ld steps hit the iteration cap\n", rel, rs->capped);
             ok = 0;
         }
-        closeScene(&r);
+        closeRun(&r);
     }
     for (int i = 0; i < n; i++) free(names[i]);
     ENSURE(ok);
@@ -187,7 +136,7 @@ ALC_TEST(scenes_noTunnellingAt100ms) {
              v++) {
             minY = fmin(minY, r.d->x[3 * v + 1]);
         }
-        ENSURE(checkState(&r));
+        ENSURE(checkRun(&r));
     }
     for (int v = r.m->body_vertadr[ball]; v < r.m->body_vertadr[ball] + r.m->body_vertnum[ball];
          v++) {
@@ -199,7 +148,7 @@ ALC_TEST(scenes_noTunnellingAt100ms) {
         minY, vyEnd);
     ENSURE(minY > 0);
     ENSURE(vyEnd > 0.1);  // it bounced back and rests on the plate, not below it
-    closeScene(&r);
+    closeRun(&r);
     return ALC_TEST_PASS;
 }
 
@@ -239,7 +188,7 @@ ALC_TEST(scenes_freeBodyKeepsItsMotion) {
         worst, 1 - eps, busy);
     ENSURE(busy > 0);  // the contact region did limit alpha
     ENSURE(worst >= 1 - eps - 1e-6);
-    closeScene(&r);
+    closeRun(&r);
     return ALC_TEST_PASS;
 }
 
@@ -271,7 +220,7 @@ ALC_TEST(scenes_movingBoundaryError) {
               nkin);
     ENSURE(nkin > 0);
     ENSURE(worstRatio <= 1);
-    closeScene(&r);
+    closeRun(&r);
     return ALC_TEST_PASS;
 }
 
@@ -299,7 +248,7 @@ ALC_TEST(scenes_volumeRecoveryAfterRelease) {
     ENSURE(nb >= 4);
     ENSURE(minRatio < 0.99);  // the press did compress them
     ENSURE(worstEnd < 0.01);  // and they recovered
-    closeScene(&r);
+    closeRun(&r);
     return ALC_TEST_PASS;
 }
 
@@ -312,7 +261,7 @@ ALC_TEST(scenes_iterationCapEndsTheStep) {
     ENSURE(r.d->run.capped == 3);
     ENSURE(r.d->warning[ALC_WARN_AL_NOT_CONVERGED].count == 3);
     ENSURE(r.d->stat.outer == 2);
-    ENSURE(checkState(&r));  // still intersection-free
-    closeScene(&r);
+    ENSURE(checkRun(&r));  // still intersection-free
+    closeRun(&r);
     return ALC_TEST_PASS;
 }
