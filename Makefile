@@ -78,7 +78,7 @@ LINK      = $(CC)
 endif
 TOOL_OBJS = $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJS = $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
-GPUT_OBJS = $(GPUT_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/tests/main_gpu.o
+GPUT_OBJS = $(GPUT_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/tests/main_gpu.o $(BUILD)/obj/tests/scene_run.o
 
 STATIC_LIB = $(BUILD)/libalcove.a
 SHARED_LIB = $(BUILD)/libalcove.so
@@ -87,10 +87,38 @@ HELLO      = $(BUILD)/hello
 TESTS      = $(BUILD)/alcove_tests
 GPU_TESTS  = $(BUILD)/alcove_gpu_tests
 
-DEPS = $(LIB_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(GPUT_OBJS:.o=.d) \
-       $(BUILD)/obj/examples/hello.d
+# ---- the SIMT emulation (emu/): cuda/*.cu compiled by the host C++ compiler --------------------
+# The same CUDA sources run on the CPU against emu/cuda_emu.h (force-included), linked with host
+# objects built for a CUDA build (ALC_WITH_CUDA=1) but without the toolkit's libraries. Under
+# SANITIZER=thread the emulation's scheduler is left uninstrumented (only kernels are checked).
+EMU        = $(BUILD)/emu
+EMU_SRC    = $(sort $(wildcard emu/*.cpp))
+EMUT_CUSRC = $(sort $(wildcard tests/emu/*.cu))
+EMU_DEFS   = -D_GNU_SOURCE -DALC_WITH_CUDA=1 -DALC_NVTX=0 -DALC_EMU=1
+EMU_CFLAGS = $(CSTD) $(OPT) -g -fPIC -fvisibility=hidden $(CWARN) $(DEPFLAGS) $(INCLUDES) $(EMU_DEFS) \
+             $(if $(filter 1,$(OPENMP)),-fopenmp,-Wno-unknown-pragmas) $(if $(filter 1,$(WERROR)),-Werror) $(SANFLAGS)
+EMU_CXXFLAGS = -std=c++17 $(OPT) -g -fPIC -Wall -Wextra $(DEPFLAGS) -Iemu/include $(INCLUDES) -Icuda \
+             $(EMU_DEFS) $(if $(filter 1,$(WERROR)),-Werror)
+EMU_KFLAGS = -x c++ -include emu/cuda_emu.h $(SANFLAGS)
+EMU_THRUST = -I$(CUDA_HOME)/targets/x86_64-linux/include/cccl -DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP
+EMU_RTFLAGS = $(if $(findstring thread,$(SANITIZER)),-DALC_EMU_TSAN=1,$(SANFLAGS))
+EMU_LDLIBS = -lyaml -lz -lm -lpthread $(if $(filter 1,$(OPENMP)),-fopenmp) $(SANFLAGS) -Wl,--sort-section=name
 
-.PHONY: all deps test gpu-test bench asan ubsan tsan memcheck format format-check echo clean
+EMU_LIB_OBJS = $(LIB_CSRC:%.c=$(EMU)/obj/%.o) $(LIB_CUSRC:%.cu=$(EMU)/obj/%.o) $(EMU_SRC:%.cpp=$(EMU)/obj/%.o)
+EMU_TOOL_OBJS = $(TOOL_SRC:%.c=$(EMU)/obj/%.o)
+EMU_GPUT_OBJS = $(GPUT_SRC:%.c=$(EMU)/obj/%.o) $(EMUT_CUSRC:%.cu=$(EMU)/obj/%.o) \
+                $(EMU)/obj/tests/main_gpu.o $(EMU)/obj/tests/scene_run.o
+EMU_SELF_OBJS = $(EMU_SRC:%.cpp=$(EMU)/obj/%.o) $(EMU)/obj/cuda/alcg_stream.o \
+                $(EMUT_CUSRC:%.cu=$(EMU)/obj/%.o) $(EMU)/obj/tests/main.o
+EMU_SELF   = $(EMU)/alcove_emu_selftest
+EMU_LIB    = $(EMU)/libalcove_emu.a
+EMU_ALCOVE = $(EMU)/alcove
+EMU_TESTS  = $(EMU)/alcove_gpu_tests
+
+DEPS = $(LIB_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(GPUT_OBJS:.o=.d) \
+       $(BUILD)/obj/examples/hello.d $(EMU_LIB_OBJS:.o=.d) $(EMU_TOOL_OBJS:.o=.d) $(EMU_GPUT_OBJS:.o=.d)
+
+.PHONY: all deps test gpu-test emu emu-test emu-selftest emu-bench bench asan ubsan tsan memcheck format format-check echo clean
 all: deps $(STATIC_LIB) $(SHARED_LIB) $(ALCOVE) $(HELLO)
 
 # the Debian packages the build needs; tools/bootstrap.sh installs them
@@ -140,9 +168,78 @@ $(BUILD)/obj/tests/main_gpu.o: tests/main.c Makefile
 $(GPU_TESTS): $(GPUT_OBJS) $(STATIC_LIB)
 	$(LINK) -o $@ $(GPUT_OBJS) $(STATIC_LIB) $(LDLIBS)
 
+# emulated build: host C as for a CUDA build, kernels and the emulation as C++
+$(EMU)/obj/%.o: %.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(EMU_CFLAGS) -c $< -o $@
+
+# the shim needs no emulation: Thrust's sequential (CPP) system on host memory; the toolkit's
+# own headers that CCCL pulls in would clash with the emulation's types, so it is not included.
+# UBSan: Thrust binds references through null system pointers on purpose (reference.h)
+$(EMU)/obj/cuda/thrust_shim.o: cuda/thrust_shim.cu Makefile
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 $(OPT) -g -fPIC -Wall -Wextra $(DEPFLAGS) $(INCLUDES) -Icuda $(EMU_DEFS) \
+	  $(if $(filter 1,$(WERROR)),-Werror) -x c++ $(EMU_THRUST) $(SANFLAGS) \
+	  $(if $(findstring undefined,$(SANITIZER)),-fno-sanitize=null) -c $< -o $@
+
+$(EMU)/obj/%.o: %.cu Makefile
+	@mkdir -p $(dir $@)
+	$(CXX) $(EMU_CXXFLAGS) $(EMU_KFLAGS) -c $< -o $@
+
+$(EMU)/obj/emu/%.o: emu/%.cpp Makefile
+	@mkdir -p $(dir $@)
+	$(CXX) $(EMU_CXXFLAGS) $(EMU_RTFLAGS) -c $< -o $@
+
+$(EMU)/obj/tests/main_gpu.o: tests/main.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(EMU_CFLAGS) -DALC_GPU_TESTS -Itests -c $< -o $@
+
+$(EMU_LIB): $(EMU_LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+$(EMU_ALCOVE): $(EMU_TOOL_OBJS) $(EMU_LIB)
+	$(CXX) -o $@ $(EMU_TOOL_OBJS) $(EMU_LIB) $(EMU_LDLIBS)
+
+$(EMU_TESTS): $(EMU_GPUT_OBJS) $(EMU_LIB)
+	$(CXX) -o $@ $(EMU_GPUT_OBJS) $(EMU_LIB) $(EMU_LDLIBS)
+
+# the emulation's self-tests alone (planted bugs), small enough to build under each sanitizer
+$(EMU_SELF): $(EMU_SELF_OBJS)
+	$(CXX) -o $@ $(EMU_SELF_OBJS) $(EMU_LDLIBS)
+emu-selftest: $(EMU_SELF)
+
+# the emulation's own speed on this machine (tools/emu_bench.cu)
+$(EMU)/emu_bench: $(EMU)/obj/tools/emu_bench.o $(EMU_SRC:%.cpp=$(EMU)/obj/%.o) $(EMU)/obj/cuda/alcg_stream.o
+	$(CXX) -o $@ $^ $(EMU_LDLIBS)
+emu-bench: $(EMU)/emu_bench
+	$(abspath $<)
+
+# build/emu/alcove (its cuda backend in the emulation) and the emulated GPU tests; no nvcc needed
+emu: deps $(EMU_ALCOVE) $(EMU_TESTS)
+
+# the GPU tests against the emulated kernels
+emu-test: emu
+	ALC_BUILD=$(BUILD) $(abspath $(EMU_TESTS)) $(FILTER)
+
 # ---- targets -------------------------------------------------------------------------------
+# the CPU suite, then the GPU tests in the emulation; one closing line for both
+# (and the emulation's self-tests under AddressSanitizer and ThreadSanitizer, where the planted
+# out-of-bounds write and shared-memory race must be reported)
+SAN_SELF = $(BUILD)/san-address/emu/alcove_emu_selftest $(BUILD)/san-thread/emu/alcove_emu_selftest
+# the emulated build needs the toolkit's Thrust headers (CCCL); without them only the CPU suite runs
+HAVE_CCCL = $(wildcard $(CUDA_HOME)/targets/x86_64-linux/include/cccl/thrust/sort.h)
+ifneq ($(HAVE_CCCL),)
+test: all $(TESTS) emu
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/san-address SANITIZER=address emu-selftest
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/san-thread SANITIZER=thread emu-selftest
+	@ALC_BUILD=$(BUILD) tests/run_suites.sh $(abspath $(TESTS)) $(abspath $(EMU_TESTS)) \
+	  $(abspath $(SAN_SELF)) -- $(FILTER)
+else
 test: all $(TESTS)
-	ALC_BUILD=$(BUILD) $(abspath $(TESTS)) $(FILTER)
+	@echo "note: no Thrust headers under $(CUDA_HOME) (CUDA toolkit): the emulated GPU tests are not built"
+	@ALC_BUILD=$(BUILD) tests/run_suites.sh $(abspath $(TESTS)) -- $(FILTER)
+endif
 
 # GPU runner exits 2 (cuda-samples EXIT_WAIVED) when no device is present
 gpu-test: all $(GPU_TESTS)
@@ -153,6 +250,7 @@ gpu-test: all $(GPU_TESTS)
 bench: all
 	$(abspath $(ALCOVE)) bench --table $(BENCHFLAGS)
 
+# the CPU suite and the emulated kernels (GPU tests in the emulation) under the sanitizers
 asan:
 	$(MAKE) CUDA=0 BUILD=build/asan SANITIZER=address,undefined test
 
@@ -165,7 +263,7 @@ tsan:
 memcheck: all $(GPU_TESTS)
 	$(CUDA_HOME)/bin/compute-sanitizer --tool memcheck $(abspath $(GPU_TESTS)) $(FILTER)
 
-FORMAT_SRC = $(shell find include host cuda tools tests examples -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' 2>/dev/null)
+FORMAT_SRC = $(shell find include host cuda emu tools tests examples -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' -o -name '*.cpp' 2>/dev/null)
 format:
 	clang-format -i $(FORMAT_SRC)
 

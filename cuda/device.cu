@@ -14,3 +14,11 @@ extern "C" int alcu_cudaAvailable(void) {
     }
     return n > 0;
 }
+
+extern "C" int alcg_device_emulated(void) {
+#if defined(ALC_EMU)
+    return 1;  // build/emu: cuda/*.cu run in the SIMT emulation (emu/cuda_emu.h)
+#else
+    return 0;
+#endif
+}

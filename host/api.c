@@ -40,6 +40,12 @@ alctStatus alcg_backend_make(alcSim* sim, alciBackend* out) {
     return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
                      "this build of alcove has no CUDA backend (built with CUDA=0)");
 }
+int alcg_backend_complete(void) {
+    return 0;
+}
+int alcg_device_emulated(void) {
+    return 0;
+}
 #endif
 
 static alctStatus checkModel(alcSim* sim, const alcModel* m) {
@@ -79,7 +85,9 @@ alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
 
     int backend = def->backend;
     if (backend == ALC_BACKEND_AUTO) {
-        backend = alcu_cudaAvailable() ? ALC_BACKEND_CUDA : ALC_BACKEND_REF;
+        // a real device with a backend that runs the whole step; never the emulation
+        int cuda = alcu_cudaAvailable() && alcg_backend_complete() && !alcg_device_emulated();
+        backend = cuda ? ALC_BACKEND_CUDA : ALC_BACKEND_REF;
     }
     sim->backend = backend;
     if (backend == ALC_BACKEND_CUDA) {

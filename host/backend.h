@@ -148,4 +148,12 @@ alctStatus alcr_backend_make(struct alcSim_* sim, alciBackend* out);
 /// Make the CUDA backend (cuda/backend_cuda.cu); ALC_ERR_UNSUPPORTED in builds without CUDA.
 alctStatus alcg_backend_make(struct alcSim_* sim, alciBackend* out);
 
+/// 1 when the CUDA backend implements the full time step (ALC_BACKEND_AUTO may pick it); 0 in
+/// builds without CUDA and until it does.
+int alcg_backend_complete(void);
+
+/// 1 when "the device" is alcove's SIMT emulation on the CPU (build/emu), never picked by
+/// ALC_BACKEND_AUTO; 0 otherwise.
+int alcg_device_emulated(void);
+
 #endif  // ALC_HOST_BACKEND_H_

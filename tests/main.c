@@ -94,6 +94,7 @@ static int cmpEntry(const void* a, const void* b) {
 
 #ifdef ALC_GPU_TESTS
 #include "alc/alc.h"
+int alcg_device_emulated(void);  // cuda/device.cu
 #endif
 
 int main(int argc, char** argv) {
@@ -105,6 +106,12 @@ int main(int argc, char** argv) {
         printf("waived: no usable CUDA device (%d GPU tests not run)\n", g_ntest);
         printf("0 passed, 0 failed, %d skipped\n", g_ntest);
         return 2;
+    }
+    if (alcg_device_emulated()) {
+        printf(
+            "GPU tests on alcove's SIMT emulation (cuda/*.cu run on the CPU, seed %s): they "
+            "validate the kernels' logic against the reference, not a device\n",
+            getenv("ALC_EMU_SEED") ? getenv("ALC_EMU_SEED") : "1");
     }
 #endif
     int passed = 0, failed = 0, skipped = 0;
