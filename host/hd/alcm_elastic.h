@@ -534,4 +534,21 @@ ALC_HD double alcm_tet_maxStep(const alcV3 x[4], const alcV3 p[4], double fracti
     return alcm_tet_maxStepTo(x, p, fraction >= 1.0 ? v6 : fraction * v6);
 }
 
+/// Smallest volume, as a fraction of the rest volume, that the inversion bound lets a
+/// tetrahedron reach; a tetrahedron already below it may not shrink further.
+#define ALC_INV_FLOOR 1e-4
+
+/// Six times the smallest volume the inversion bound lets a tetrahedron reach: `fraction` of its
+/// current volume (IPC's filter), and never below ALC_INV_FLOOR of its rest volume, so that
+/// repeated iterations cannot crush it geometrically towards zero volume (where rounding would
+/// flip it); a tetrahedron already below the floor keeps its current volume.
+/// @param[in] v6        six times the current signed volume (m^3), > 0
+/// @param[in] fraction  allowed fraction of the current volume, in (0, 1)
+/// @param[in] restVol   rest volume (m^3)
+/// @return the minVol6 argument of alcm_tet_maxStepTo (m^3).
+ALC_HD double alcm_tet_invTarget(double v6, double fraction, double restVol) {
+    double floor6 = ALC_INV_FLOOR * 6 * restVol;
+    return fraction * v6 > floor6 ? fraction * v6 : (v6 < floor6 ? v6 : floor6);
+}
+
 #endif  // ALC_HD_ALCM_ELASTIC_H_

@@ -4,14 +4,15 @@
 #define ALC_HOST_REF_BACKEND_REF_H_
 
 #include "alc_internal.h"
+#include "hd/alcm_pair.h"
 #include "ref/broad_ref.h"
 #include "ref/bsr_ref.h"
 
-/// Pair kinds.
-enum { ALCR_PT = 0, ALCR_EE = 1 };
+/// Pair kinds (one definition with the CUDA modules: hd/alcm_pair.h).
+enum { ALCR_PT = ALC_PAIR_PT, ALCR_EE = ALC_PAIR_EE };
 
 /// Sort key of a pair: kind, then primitive indices (PT: surface vertex, triangle; EE: edges).
-#define ALCR_KEY(type, a, b) (((long long)(type) << 62) | ((long long)(a) << 31) | (long long)(b))
+#define ALCR_KEY(type, a, b) ALC_PAIR_KEY(type, a, b)
 
 /// An active contact pair with its AL state and its linearization at X.
 typedef struct alcrPair_ {
@@ -110,7 +111,7 @@ typedef struct alcrBackend_ {
     int* bpEE;        // broad-phase EE output (candCap x 2)
     double* candToi;  // per broad-phase candidate conservative time of impact (2 candCap)
     double*
-        candReach;  // per candidate time it comes within xi + ALCR_REACH delta, or 2 (2 candCap)
+        candReach;  // per candidate time it comes within xi + ALC_CCD_REACH delta, or 2 (2 candCap)
     double* vmin;   // per-vertex earliest time of impact (n)
     alcrBroad* broad;
 

@@ -2,21 +2,8 @@
 // then additive CCD (hd/alcm_ccd.h) on every candidate, keeping the pairs that collide with
 // their times of impact (AL paper Alg. 3 line 4) and the minimum time of impact (MaxStepSize).
 #include "hd/alcm_ccd.h"
+#include "hd/alcm_pair.h"
 #include "ref/backend_ref.h"
-
-/// A candidate joins the active set when its path brings it within xi + ALCR_REACH delta: it
-/// (nearly) collides, AL paper Alg. 3 line 4. Close to zero on purpose: with delta larger than
-/// the triangles, neighbouring surface primitives that merely approach must not become
-/// constraints (AL paper Fig. 11), and in a masonry joint only the primitives that really
-/// touch should hold the stones (engaging pairs at 0.99 delta gave the arch 2.7 times the
-/// active pairs and 2.2 times the Newton iterations over its first 10 steps). The price: a pair can
-/// end a step inside the offset and is pushed back out to delta in the next, a velocity change of
-/// at most delta / h, so delta must stay small against h times the speeds of interest
-/// (docs/scene-format.md, `delta`).
-#define ALCR_REACH 0.01
-/// Rescale of the second CCD query that decides whether a pair comes within reach: the pair
-/// must close 99% of its gap to that separation.
-#define ALCR_REACH_RESCALE 0.01
 
 #include <stdlib.h>
 #include <string.h>
@@ -135,7 +122,7 @@ alctStatus alcr_ccd_collect(alcrBackend* B, alciCollectOut* out) {
     // the PT buffer may have been grown by the EE query: PT results stay valid (realloc keeps)
     int ntot = npt + nee;
     double xi = o->ccdMinSep, s = o->ccdRescale;
-    double xiReach = o->ccdMinSep + ALCR_REACH * B->cp.delta;
+    double xiReach = o->ccdMinSep + ALC_CCD_REACH * B->cp.delta;
     int maxIter = o->ccdMaxIter;
     // narrow phase: additive CCD on every candidate
 #pragma omp parallel for schedule(dynamic, 256) if (ntot > ALCR_PAR_MIN)
@@ -148,19 +135,19 @@ alctStatus alcr_ccd_collect(alcrBackend* B, alciCollectOut* out) {
             dx[a] = alcm_v3_sub(alcm_v3_load(B->xhat + 3 * v[a]), x[a]);
         }
         // the conservative time of impact bounds alpha (MaxStepSize); the pair joins the
-        // active set only if the path really brings it within xi + ALCR_REACH delta (it "generates
-        // an intersection", AL paper Alg. 3 line 4): a pair whose gap merely shrinks to s times its
-        // start gap, like a vertex sliding over a shared edge of coplanar triangles at height
-        // delta, would otherwise enter with a tilted linearization that snags sliding
+        // active set only if the path really brings it within xi + ALC_CCD_REACH delta (it
+        // "generates an intersection", AL paper Alg. 3 line 4): a pair whose gap merely shrinks to
+        // s times its start gap, like a vertex sliding over a shared edge of coplanar triangles at
+        // height delta, would otherwise enter with a tilted linearization that snags sliding
         double toi = 1, reach = 1;
         int hit = c < npt ? alcm_ccd_pt(x, dx, xi, s, 1.0, maxIter, &toi, NULL)
                           : alcm_ccd_ee(x, dx, xi, s, 1.0, maxIter, &toi, NULL);
         int reaches = 0;
         if (hit) {
-            reaches =
-                c < npt
-                    ? alcm_ccd_pt(x, dx, xiReach, ALCR_REACH_RESCALE, 1.0, maxIter, &reach, NULL)
-                    : alcm_ccd_ee(x, dx, xiReach, ALCR_REACH_RESCALE, 1.0, maxIter, &reach, NULL);
+            reaches = c < npt ? alcm_ccd_pt(x, dx, xiReach, ALC_CCD_REACH_RESCALE, 1.0, maxIter,
+                                            &reach, NULL)
+                              : alcm_ccd_ee(x, dx, xiReach, ALC_CCD_REACH_RESCALE, 1.0, maxIter,
+                                            &reach, NULL);
         }
         B->candToi[c] = hit ? toi : 2.0;
         B->candReach[c] = reaches ? reach : 2.0;

@@ -10,10 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/// Smallest volume, as a fraction of the rest volume, that the inversion bound lets a
-/// tetrahedron reach; a tetrahedron already below it may not shrink further.
-#define ALC_INV_FLOOR 1e-4
-
 static int cmpInt(const void* a, const void* b) {
     int x = *(const int*)a, y = *(const int*)b;
     return x < y ? -1 : (x > y ? 1 : 0);
@@ -251,9 +247,7 @@ double alcr_elastic_maxStep(alcrBackend* B, const double* from, const double* to
         double v6 = alcm_v3_triple(alcm_v3_sub(x[1], x[0]), alcm_v3_sub(x[2], x[0]),
                                    alcm_v3_sub(x[3], x[0]));
         if (!(v6 > 0)) continue;
-        double floor6 = ALC_INV_FLOOR * 6 * m->tet_vol[t];
-        double target = fraction * v6 > floor6 ? fraction * v6 : (v6 < floor6 ? v6 : floor6);
-        red[t] = alcm_tet_maxStepTo(x, p, target);
+        red[t] = alcm_tet_maxStepTo(x, p, alcm_tet_invTarget(v6, fraction, m->tet_vol[t]));
     }
     double a = 1;
     for (int t = 0; t < nt; t++) a = red[t] < a ? red[t] : a;

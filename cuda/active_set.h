@@ -1,0 +1,78 @@
+// The AL active set on the device: UpdateActiveSet (AL paper Alg. 3) merges the pairs that come
+// within reach (cuda/ccd_narrow.h) into the active set C, and the linearization of Eq. 10
+// evaluates d and grad d at X for every pair of C. Twins of alcr_contact_merge and
+// alcr_contact_linearize (host/ref/contact_ref.c). Clean C.
+#ifndef ALC_CUDA_ACTIVE_SET_H_
+#define ALC_CUDA_ACTIVE_SET_H_
+
+#include "alcg_stream.h"
+#include "ccd_narrow.h"
+
+#include "alc/alc_types.h"
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// An active contact pair with its AL state and its linearization at X (twin of alcrPair, the
+/// same fields in the same order).
+typedef struct alcgPair_ {
+    long long key;  ///< ALC_PAIR_KEY(type, a, b) (hd/alcm_pair.h); C is sorted by it
+    int type;       ///< ALC_PAIR_PT or ALC_PAIR_EE
+    int v[4];       ///< stencil vertices: PT {p, t0, t1, t2}; EE {a0, a1, b0, b1}
+    double lambda;  ///< multiplier (IP units, >= 0)
+    double gamma;   ///< decay factor
+    double d;       ///< distance at X (m)
+    double g[12];   ///< grad d at X (dimensionless)
+    double c;       ///< constraint value at the last evaluated XHAT (scratch)
+    int active;     ///< c < lambda / mu at the last assembly
+} alcgPair;
+
+/// UpdateActiveSet, AL paper Alg. 3, as alcr_contact_merge: the new pairs are the candidates
+/// whose key is not in C; a new pair is kept when its toi equals the earliest toi among the new
+/// pairs at one of its vertices (lines 7-15); the pairs of C with gamma >= removeBelow survive
+/// (lines 16-20). The merged set goes to d_out in key order, survivors as they were (every
+/// field copied), new pairs with lambda = 0, gamma = 1 and every other field zero. The result
+/// does not depend on thread scheduling.
+/// @param[in]  d_pairs      active set C, strictly ascending keys (npair) [device]
+/// @param[in]  npair        pairs in C
+/// @param[in]  d_cand       candidates within reach with their times, strictly ascending keys
+///                          (ncand) [device], as alcg_ccdNarrow_collect writes them
+/// @param[in]  ncand        candidates
+/// @param[in]  nvert        vertices of the model (the stencils index below it)
+/// @param[in]  removeBelow  gamma threshold of Alg. 3
+/// @param[out] d_out        merged set (cap) [device]; must not overlap d_pairs
+/// @param[in]  cap          entries d_out holds
+/// @param[out] nactive      pairs in the merged set, also when they exceed cap [host]
+/// @param[out] changed      1 when a pair left or joined (the incidences and the Hessian
+///                          pattern must be rebuilt), else 0 [host]
+/// @param[in]  d_temp       device scratch, or NULL to query its size
+/// @param[in,out] temp_bytes  scratch size; written when d_temp is NULL
+/// @param[in]  s            stream (last)
+/// @return ALC_OK; ALC_ERR_CAPACITY when *nactive > cap (nothing written to d_out: grow it and
+///         call again); ALC_ERR_INVALID_ARG for a bad size, keys not strictly ascending or scratch
+///         too small; ALC_ERR_CUDA on a failed launch or copy; the message in s->err.
+/// Nullable: changed, d_temp; nactive and the arrays when d_temp is NULL (size query); d_pairs
+///           when npair is 0, d_cand when ncand is 0, d_out when cap is 0
+alctStatus alcg_activeSet_merge(const alcgPair* d_pairs, int npair, const alcgCand* d_cand,
+                                int ncand, int nvert, double removeBelow, alcgPair* d_out, int cap,
+                                int* nactive, int* changed, void* d_temp, size_t* temp_bytes,
+                                alcgStream* s);
+
+/// Linearize the constraints at X, AL paper Eq. 10: d (m) and grad d of every pair, from
+/// alcm_pt_distance / alcm_ee_distance, as alcr_contact_linearize.
+/// @param[in]     d_x      positions X (nvert x 3) (m) [device]
+/// @param[in,out] d_pairs  pairs; d and g written (npair) [device]
+/// @param[in]     npair    pairs
+/// @param[in]     s        stream (last)
+/// @return ALC_OK; ALC_ERR_INVALID_ARG; ALC_ERR_CUDA on a failed launch; the message in s->err.
+/// Nullable: d_x and d_pairs when npair is 0
+alctStatus alcg_activeSet_linearize(const double* d_x, alcgPair* d_pairs, int npair, alcgStream* s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // ALC_CUDA_ACTIVE_SET_H_
