@@ -1,0 +1,38 @@
+// One block row of y = A x for the upper-stored symmetric BSR matrix of cuda/bsr.h, shared by
+// alcg_bsr_spmv (cuda/bsr.cu) and the fused SpMV of PCG (cuda/pcg.cu). Included after
+// alcg_kernel.cuh.
+#ifndef ALC_CUDA_BSR_ROW_CUH_
+#define ALC_CUDA_BSR_ROW_CUH_
+
+#include "bsr.h"
+
+#include <cuda_runtime.h>
+
+/// (A x)_i into y[0..2]: the lower blocks A_ki^T x_k (k < i, through the transpose index),
+/// then the stored row A_ij x_j (j >= i), i.e. every block of row i in ascending column order,
+/// each block's products summed as alcr_bsr_spmv sums them.
+__device__ __forceinline__ void alcg_bsrRowMul(const alcgBsr& A, const double* x, int i,
+                                               double* y) {
+    double s0 = 0, s1 = 0, s2 = 0;
+    // lower triangle: row i of A^T's strictly upper part
+    for (int t = A.d_trowptr[i]; t < A.d_trowptr[i + 1]; t++) {
+        const double* b = A.d_val + 9 * A.d_tblk[t];
+        const double* xk = x + 3 * A.d_trow[t];
+        s0 += b[0] * xk[0] + b[3] * xk[1] + b[6] * xk[2];
+        s1 += b[1] * xk[0] + b[4] * xk[1] + b[7] * xk[2];
+        s2 += b[2] * xk[0] + b[5] * xk[1] + b[8] * xk[2];
+    }
+    // diagonal and upper triangle
+    for (int k = A.d_rowptr[i]; k < A.d_rowptr[i + 1]; k++) {
+        const double* b = A.d_val + 9 * k;
+        const double* xj = x + 3 * A.d_col[k];
+        s0 += b[0] * xj[0] + b[1] * xj[1] + b[2] * xj[2];
+        s1 += b[3] * xj[0] + b[4] * xj[1] + b[5] * xj[2];
+        s2 += b[6] * xj[0] + b[7] * xj[1] + b[8] * xj[2];
+    }
+    y[0] = s0;
+    y[1] = s1;
+    y[2] = s2;
+}
+
+#endif  // ALC_CUDA_BSR_ROW_CUH_
