@@ -1,0 +1,465 @@
+// The augmented Lagrangian contact terms on the device (cuda/al_contact.h): AL paper Eq. 10-14,
+// Alg. 2 lines 8-11 and 20-29, Eq. 23 (papers/barrier-free-al-elastodynamics.txt).
+//
+// Every per-pair quantity is one thread per pair, evaluated exactly as contact_ref.c writes it
+// (the same operations in the same order). The assembly is a gather: one thread per block row i
+// walks the pairs incident to vertex i in ascending pair order (the incidence list is sorted by
+// the unique keys vertex << 32 | 4 p + a), adding to G_i and to the blocks (i, j), j >= i, of its
+// own row, so no two threads write one entry and no atomics are needed. The only atomics are
+// integer counts (flips, missing blocks, bad vertices), exact in any order.
+#include "al_contact.h"
+#include "alcg_check.cuh"
+#include "alcg_kernel.cuh"
+#include "reduce.cuh"
+#include "thrust_shim.h"
+
+#include <cuda_runtime.h>
+
+#include <string.h>
+
+// ---------------------------------------------------------------------------------------------
+// per-pair math (contact_ref.c's constraintAt and phi, operation for operation)
+// ---------------------------------------------------------------------------------------------
+
+/// c(pos) = d + grad d . (pos - x) - delta, AL paper Eq. 10.
+static __device__ __forceinline__ double alConstraint(const alcgPair& P, double delta,
+                                                      const double* pos, const double* x) {
+    double c = P.d - delta;
+    for (int a = 0; a < 4; a++) {
+        const double* q = pos + 3 * P.v[a];
+        const double* xa = x + 3 * P.v[a];
+        for (int k = 0; k < 3; k++) c += P.g[3 * a + k] * (q[k] - xa[k]);
+    }
+    return c;
+}
+
+/// The multiplier as the terms read it (zero under the penalty flag).
+static __device__ __forceinline__ double alLambda(const alcgPair& P, const alcgAlParams& prm) {
+    return prm.penalty ? 0 : P.lambda;
+}
+
+/// gamma phi(c) and gamma phi'(c), the slack-eliminated augmented term of Eq. 12.
+static __device__ __forceinline__ double alPhi(const alcgPair& P, const alcgAlParams& prm, double c,
+                                               double* dphi) {
+    double mu = prm.mu, lam = alLambda(P, prm);
+    if (c < lam / mu) {
+        *dphi = P.gamma * (mu * c - lam);
+        return P.gamma * (0.5 * mu * c * c - lam * c);
+    }
+    *dphi = 0;
+    return -P.gamma * lam * lam / (2 * mu);
+}
+
+/// Block index of (i, j) in A's row i (binary search over its ascending columns), or -1.
+static __device__ __forceinline__ int alFindBlock(const alcgBsr& A, int i, int j) {
+    int lo = A.d_rowptr[i], end = A.d_rowptr[i + 1], hi = end;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (A.d_col[mid] < j) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo < end && A.d_col[lo] == j ? lo : -1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// kernels
+// ---------------------------------------------------------------------------------------------
+
+/// Thread q = 4 p + a: the key vertex << 32 | q; a vertex outside [0, nvert) counts in *d_bad
+/// and sorts past every valid key.
+static __global__ void alContact_keysKernel(const alcgPair* d_pairs, int npair, int nvert,
+                                            unsigned long long* d_keys, int* d_bad) {
+    int q = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (q >= 4 * npair) return;
+    int v = d_pairs[q >> 2].v[q & 3];
+    if (v < 0 || v >= nvert) {
+        atomicAdd(d_bad, 1);
+        v = nvert;
+    }
+    d_keys[q] = (unsigned long long)v << 32 | (unsigned long long)q;
+}
+
+/// Thread t: the list entry t (t < nkey) and the start of vertex t (t <= nvert), the first
+/// sorted key at or above t << 32.
+static __global__ void alContact_adrKernel(const unsigned long long* d_keys, int nkey, int nvert,
+                                           int* d_vpAdr, int* d_vpList) {
+    int t = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (t < nkey) d_vpList[t] = (int)(d_keys[t] & 0xffffffffULL);
+    if (t > nvert) return;
+    unsigned long long key = (unsigned long long)t << 32;
+    int lo = 0, hi = nkey;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (d_keys[mid] < key) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    d_vpAdr[t] = lo;
+}
+
+/// Thread p: gamma phi(c) at pos; per block the sum.
+static __global__ void alContact_energyKernel(const alcgPair* d_pairs, int npair, alcgAlParams prm,
+                                              const double* d_x, const double* d_pos,
+                                              double* d_partial) {
+    __shared__ double red[ALCG_WARP];
+    int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    double e = 0;
+    if (p < npair) {
+        double c = alConstraint(d_pairs[p], prm.delta, d_pos, d_x), dphi;
+        e = alPhi(d_pairs[p], prm, c, &dphi);
+    }
+    e = alcg_blockSum(e, red);
+    if (threadIdx.x == 0) d_partial[blockIdx.x] = e;
+}
+
+/// One block: the sum of the block partials in a fixed order.
+static __global__ void alContact_sumKernel(const double* d_partial, int nblock, double* d_out) {
+    __shared__ double red[ALCG_WARP];
+    double e = 0;
+    for (int b = (int)threadIdx.x; b < nblock; b += (int)blockDim.x) e += d_partial[b];
+    e = alcg_blockSum(e, red);
+    if (threadIdx.x == 0) *d_out = e;
+}
+
+/// Thread p: c at XHAT, the gradient coefficient gamma phi'(c) (Alg. 2 lines 8-10) and the
+/// activity c < lambda/mu of the pair.
+static __global__ void alContact_coefKernel(alcgPair* d_pairs, int npair, alcgAlParams prm,
+                                            const double* d_x, const double* d_xhat,
+                                            double* d_coef) {
+    int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (p >= npair) return;
+    alcgPair* P = &d_pairs[p];
+    double c = alConstraint(*P, prm.delta, d_xhat, d_x), dphi;
+    alPhi(*P, prm, c, &dphi);
+    P->c = c;
+    P->active = c < alLambda(*P, prm) / prm.mu;
+    d_coef[p] = dphi;
+}
+
+/// Thread i (a free row): G_i += gamma phi' grad_i d, and for active pairs the blocks
+/// mu gamma grad_i d grad_j d^T of the free columns j >= i (Alg. 2 lines 10-11), pairs in
+/// ascending order; blocks the pattern lacks count in *d_missing.
+static __global__ void alContact_gatherKernel(const alcgPair* d_pairs, const double* d_coef,
+                                              const int* d_vpAdr, const int* d_vpList,
+                                              const unsigned char* d_kin, int nvert, double mu,
+                                              alcgBsr A, double* d_g, int* d_missing) {
+    int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (i >= nvert || d_kin[i]) return;
+    int q0 = d_vpAdr[i], q1 = d_vpAdr[i + 1];
+    if (q0 == q1) return;
+    double g0 = d_g[3 * i], g1 = d_g[3 * i + 1], g2 = d_g[3 * i + 2];
+    int missing = 0;
+    for (int q = q0; q < q1; q++) {
+        int p = d_vpList[q] >> 2, a = d_vpList[q] & 3;
+        const alcgPair* P = &d_pairs[p];
+        const double* ga = P->g + 3 * a;
+        double cf = d_coef[p];
+        g0 += cf * ga[0];
+        g1 += cf * ga[1];
+        g2 += cf * ga[2];
+        // the exact curvature: only pairs active at the iterate (contact_ref.c's file comment)
+        if (!P->active) continue;
+        double s = mu * P->gamma;
+        for (int b = 0; b < 4; b++) {
+            int j = P->v[b];
+            if (j < i || d_kin[j]) continue;
+            int blk = alFindBlock(A, i, j);
+            if (blk < 0) {
+                missing++;
+                continue;
+            }
+            double* dst = A.d_val + 9 * blk;
+            const double* gb = P->g + 3 * b;
+            for (int k = 0; k < 3; k++) {
+                for (int l = 0; l < 3; l++) dst[3 * k + l] += s * ga[k] * gb[l];
+            }
+        }
+    }
+    d_g[3 * i] = g0;
+    d_g[3 * i + 1] = g1;
+    d_g[3 * i + 2] = g2;
+    if (missing) atomicAdd(d_missing, missing);
+}
+
+/// Thread p: 1 in *d_flips when the activity at pos differs from the stored flag.
+static __global__ void alContact_flipsKernel(const alcgPair* d_pairs, int npair, alcgAlParams prm,
+                                             const double* d_x, const double* d_pos, int* d_flips) {
+    int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (p >= npair) return;
+    const alcgPair& P = d_pairs[p];
+    int active = alConstraint(P, prm.delta, d_pos, d_x) < alLambda(P, prm) / prm.mu;
+    if (active != P.active) atomicAdd(d_flips, 1);
+}
+
+/// Thread p: Alg. 2 lines 20-29 as §4.2's text states them (see alcr_contact_alUpdate).
+static __global__ void alContact_updateKernel(alcgPair* d_pairs, int npair, alcgAlParams prm,
+                                              const double* d_x, const double* d_xhat) {
+    int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (p >= npair) return;
+    alcgPair* P = &d_pairs[p];
+    double mu = prm.mu;
+    double c = alConstraint(*P, prm.delta, d_xhat, d_x);
+    double lam = alLambda(*P, prm);
+    double s = c - lam / mu > 0 ? c - lam / mu : 0;  // Eq. 14
+    // an active constraint updates its multiplier (Eq. 13) and is restored to gamma = 1; an
+    // inactive one drops its multiplier and decays by Gamma
+    if (s == 0) {
+        P->lambda = prm.penalty ? 0 : lam - mu * c;
+        P->gamma = 1;
+    } else {
+        P->lambda = 0;
+        P->gamma *= prm.decay;
+    }
+}
+
+/// Thread p: the normal force times h^2 (Eq. 23 as alcr_contact_normalForce).
+static __global__ void alContact_forceKernel(const alcgPair* d_pairs, int npair, alcgAlParams prm,
+                                             double* d_force) {
+    int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (p >= npair) return;
+    const alcgPair& P = d_pairs[p];
+    double f;
+    if (prm.penalty) {
+        double c = P.d - prm.delta;  // the penalty model has no multipliers: mu (-c)_+
+        f = c < 0 ? -P.gamma * prm.mu * c : 0;
+    } else {
+        f = P.lambda > 0 ? P.lambda : 0;
+    }
+    d_force[p] = f;
+}
+
+// ---------------------------------------------------------------------------------------------
+// wrappers
+// ---------------------------------------------------------------------------------------------
+
+/// Common argument checks of the per-pair wrappers.
+static alctStatus checkPairs(const alcgPair* d_pairs, int npair, const alcgAlParams* prm,
+                             alcgStream* s) {
+    if (!prm) return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "NULL parameters");
+    if (npair < 0) return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "negative pair count %d", npair);
+    if (npair > 0 && !d_pairs) return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "NULL pairs");
+    if (npair > 0 && !(prm->mu > 0)) {
+        return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "mu %g is not positive", prm->mu);
+    }
+    return ALC_OK;
+}
+
+extern "C" void alcg_alContact_free(alcgAlContact* C) {
+    if (!C) return;
+    alcg_free(C->d_vpAdr);
+    alcg_free(C->d_vpList);
+    alcg_free(C->d_keys);
+    alcg_free(C->d_sortTemp);
+    alcg_free(C->d_coef);
+    alcg_free(C->d_red);
+    alcg_free(C->d_scalar);
+    alcg_free(C->d_count);
+    memset(C, 0, sizeof *C);
+}
+
+extern "C" size_t alcg_alContact_bytes(const alcgAlContact* C) {
+    if (!C) return 0;
+    size_t cap = (size_t)C->cap, nb = alcg_blocks(C->cap, ALCG_BLOCK);
+    return sizeof(int) * ((size_t)C->nvert + 1) +
+           (sizeof(int) + sizeof(unsigned long long)) * 4 * cap + C->sortBytes +
+           sizeof(double) * (cap + nb + 1) + sizeof(int) * 2;
+}
+
+extern "C" alctStatus alcg_alContact_make(alcgAlContact* C, int nvert, int cap, alcgStream* s) {
+    ALCG_RANGE("alcg_alContact_make");
+    if (!s) return ALC_ERR_INVALID_ARG;
+    if (!C) return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "NULL scratch");
+    memset(C, 0, sizeof *C);
+    if (nvert < 0 || cap < 0 || cap > (1 << 28)) {
+        return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "bad size: nvert %d, cap %d", nvert, cap);
+    }
+    C->nvert = nvert;
+    C->cap = cap;
+    C->npair = -1;
+    size_t nkey = 4 * (size_t)cap, nb = alcg_blocks(cap, ALCG_BLOCK);
+    alctStatus st = alcg_sortPairsU64(NULL, NULL, 4 * cap, NULL, &C->sortBytes, s);
+    if (st == ALC_OK) st = alcg_malloc(s, (void**)&C->d_vpAdr, sizeof(int) * ((size_t)nvert + 1));
+    if (st == ALC_OK) st = alcg_malloc(s, (void**)&C->d_vpList, sizeof(int) * nkey);
+    if (st == ALC_OK) st = alcg_malloc(s, (void**)&C->d_keys, sizeof(unsigned long long) * nkey);
+    if (st == ALC_OK) st = alcg_malloc(s, &C->d_sortTemp, C->sortBytes);
+    if (st == ALC_OK) st = alcg_malloc(s, (void**)&C->d_coef, sizeof(double) * (size_t)cap);
+    if (st == ALC_OK) st = alcg_malloc(s, (void**)&C->d_red, sizeof(double) * nb);
+    if (st == ALC_OK) st = alcg_malloc(s, (void**)&C->d_scalar, sizeof(double));
+    if (st == ALC_OK) st = alcg_malloc(s, (void**)&C->d_count, sizeof(int) * 2);
+    if (st != ALC_OK) {
+        alcg_alContact_free(C);
+        return st;
+    }
+    return ALC_OK;
+}
+
+extern "C" alctStatus alcg_alContact_incidence(alcgAlContact* C, const alcgPair* d_pairs, int npair,
+                                               alcgStream* s) {
+    ALCG_RANGE("alcg_alContact_incidence");
+    int bad = 0, nkey = 4 * npair;
+    alctStatus st;
+    if (!s) return ALC_ERR_INVALID_ARG;
+    if (!C || npair < 0 || (npair > 0 && !d_pairs)) {
+        return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "NULL argument or negative size");
+    }
+    if (npair > C->cap) {
+        return ALCG_FAIL(s, ALC_ERR_CAPACITY, "%d pairs exceed the capacity %d", npair, C->cap);
+    }
+    C->npair = -1;
+    // keys (vertex, 4 p + a), sorted: the incidences by vertex, then pair
+    st = alcg_memset(s, C->d_count, 0, sizeof(int) * 2);
+    if (st != ALC_OK) return st;
+    if (npair > 0) {
+        ALCG_LAUNCH(alContact_keysKernel, alcg_blocks(nkey, ALCG_BLOCK), ALCG_BLOCK, 0, s->stream,
+                    d_pairs, npair, C->nvert, C->d_keys, C->d_count + 1);
+        ALCG_LAUNCH_CHECK(s);
+        size_t tb = C->sortBytes;
+        st = alcg_sortPairsU64(C->d_keys, NULL, nkey, C->d_sortTemp, &tb, s);
+        if (st != ALC_OK) return st;
+    }
+    // the list and the vertex starts
+    {
+        int nt = nkey > C->nvert + 1 ? nkey : C->nvert + 1;
+        ALCG_LAUNCH(alContact_adrKernel, alcg_blocks(nt, ALCG_BLOCK), ALCG_BLOCK, 0, s->stream,
+                    C->d_keys, nkey, C->nvert, C->d_vpAdr, C->d_vpList);
+        ALCG_LAUNCH_CHECK(s);
+    }
+    st = alcg_download(s, &bad, C->d_count + 1, sizeof(int));
+    if (st != ALC_OK) return st;
+    if (bad) {
+        return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "%d stencil vertices outside [0, %d)", bad,
+                         C->nvert);
+    }
+    C->npair = npair;
+    return ALC_OK;
+fail:
+    return ALC_ERR_CUDA;
+}
+
+extern "C" alctStatus alcg_alContact_energy(alcgAlContact* C, const alcgPair* d_pairs, int npair,
+                                            const alcgAlParams* prm, const double* d_x,
+                                            const double* d_pos, double* energy, alcgStream* s) {
+    ALCG_RANGE("alcg_alContact_energy");
+    unsigned nblock = 0;
+    if (!s) return ALC_ERR_INVALID_ARG;
+    if (!C) return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "NULL scratch");
+    alctStatus st = checkPairs(d_pairs, npair, prm, s);
+    if (st != ALC_OK) return st;
+    if (npair > C->cap) {
+        return ALCG_FAIL(s, ALC_ERR_CAPACITY, "%d pairs exceed the capacity %d", npair, C->cap);
+    }
+    if (npair > 0 && (!d_x || !d_pos)) return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "NULL vector");
+    if (npair == 0) {
+        if (energy) *energy = 0;
+        return alcg_memset(s, C->d_scalar, 0, sizeof(double));
+    }
+    // per-block sums, then one block over them
+    nblock = alcg_blocks(npair, ALCG_BLOCK);
+    ALCG_LAUNCH(alContact_energyKernel, nblock, ALCG_BLOCK, 0, s->stream, d_pairs, npair, *prm, d_x,
+                d_pos, C->d_red);
+    ALCG_LAUNCH_CHECK(s);
+    ALCG_LAUNCH(alContact_sumKernel, 1, ALCG_BLOCK, 0, s->stream, C->d_red, (int)nblock,
+                C->d_scalar);
+    ALCG_LAUNCH_CHECK(s);
+    if (energy) return alcg_download(s, energy, C->d_scalar, sizeof(double));
+    return ALC_OK;
+fail:
+    return ALC_ERR_CUDA;
+}
+
+extern "C" alctStatus alcg_alContact_assemble(alcgAlContact* C, alcgPair* d_pairs, int npair,
+                                              const alcgAlParams* prm, const double* d_x,
+                                              const double* d_xhat, const unsigned char* d_kin,
+                                              alcgBsr* A, double* d_g, int* missing,
+                                              alcgStream* s) {
+    ALCG_RANGE("alcg_alContact_assemble");
+    if (!s) return ALC_ERR_INVALID_ARG;
+    if (!C || !A) return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "NULL argument");
+    alctStatus st = checkPairs(d_pairs, npair, prm, s);
+    if (st != ALC_OK) return st;
+    if (C->npair != npair) {
+        return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "incidences built for %d pairs, not %d", C->npair,
+                         npair);
+    }
+    if (A->n != C->nvert) {
+        return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "matrix of %d rows for %d vertices", A->n,
+                         C->nvert);
+    }
+    if (missing) *missing = 0;
+    if (npair == 0) return ALC_OK;
+    if (!d_x || !d_xhat || !d_kin || !d_g) return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "NULL vector");
+    st = alcg_memset(s, C->d_count + 1, 0, sizeof(int));
+    if (st != ALC_OK) return st;
+    // per pair c, activity and gradient coefficient; then per row the gather
+    ALCG_LAUNCH(alContact_coefKernel, alcg_blocks(npair, ALCG_BLOCK), ALCG_BLOCK, 0, s->stream,
+                d_pairs, npair, *prm, d_x, d_xhat, C->d_coef);
+    ALCG_LAUNCH_CHECK(s);
+    ALCG_LAUNCH(alContact_gatherKernel, alcg_blocks(C->nvert, ALCG_BLOCK), ALCG_BLOCK, 0, s->stream,
+                (const alcgPair*)d_pairs, (const double*)C->d_coef, (const int*)C->d_vpAdr,
+                (const int*)C->d_vpList, d_kin, C->nvert, prm->mu, *A, d_g, C->d_count + 1);
+    ALCG_LAUNCH_CHECK(s);
+    if (missing) return alcg_download(s, missing, C->d_count + 1, sizeof(int));
+    return ALC_OK;
+fail:
+    return ALC_ERR_CUDA;
+}
+
+extern "C" alctStatus alcg_alContact_flips(alcgAlContact* C, const alcgPair* d_pairs, int npair,
+                                           const alcgAlParams* prm, const double* d_x,
+                                           const double* d_pos, int* flips, alcgStream* s) {
+    ALCG_RANGE("alcg_alContact_flips");
+    if (!s) return ALC_ERR_INVALID_ARG;
+    if (!C || !flips) return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "NULL argument");
+    alctStatus st = checkPairs(d_pairs, npair, prm, s);
+    if (st != ALC_OK) return st;
+    *flips = 0;
+    if (npair == 0) return ALC_OK;
+    if (!d_x || !d_pos) return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "NULL vector");
+    st = alcg_memset(s, C->d_count, 0, sizeof(int));
+    if (st != ALC_OK) return st;
+    ALCG_LAUNCH(alContact_flipsKernel, alcg_blocks(npair, ALCG_BLOCK), ALCG_BLOCK, 0, s->stream,
+                d_pairs, npair, *prm, d_x, d_pos, C->d_count);
+    ALCG_LAUNCH_CHECK(s);
+    return alcg_download(s, flips, C->d_count, sizeof(int));
+fail:
+    return ALC_ERR_CUDA;
+}
+
+extern "C" alctStatus alcg_alContact_alUpdate(alcgPair* d_pairs, int npair, const alcgAlParams* prm,
+                                              const double* d_x, const double* d_xhat,
+                                              alcgStream* s) {
+    ALCG_RANGE("alcg_alContact_alUpdate");
+    if (!s) return ALC_ERR_INVALID_ARG;
+    alctStatus st = checkPairs(d_pairs, npair, prm, s);
+    if (st != ALC_OK) return st;
+    if (npair == 0) return ALC_OK;
+    if (!d_x || !d_xhat) return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "NULL vector");
+    ALCG_LAUNCH(alContact_updateKernel, alcg_blocks(npair, ALCG_BLOCK), ALCG_BLOCK, 0, s->stream,
+                d_pairs, npair, *prm, d_x, d_xhat);
+    ALCG_LAUNCH_CHECK(s);
+    return ALC_OK;
+fail:
+    return ALC_ERR_CUDA;
+}
+
+extern "C" alctStatus alcg_alContact_normalForce(const alcgPair* d_pairs, int npair,
+                                                 const alcgAlParams* prm, double* d_force,
+                                                 alcgStream* s) {
+    ALCG_RANGE("alcg_alContact_normalForce");
+    if (!s) return ALC_ERR_INVALID_ARG;
+    alctStatus st = checkPairs(d_pairs, npair, prm, s);
+    if (st != ALC_OK) return st;
+    if (npair == 0) return ALC_OK;
+    if (!d_force) return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "NULL output");
+    ALCG_LAUNCH(alContact_forceKernel, alcg_blocks(npair, ALCG_BLOCK), ALCG_BLOCK, 0, s->stream,
+                d_pairs, npair, *prm, d_force);
+    ALCG_LAUNCH_CHECK(s);
+    return ALC_OK;
+fail:
+    return ALC_ERR_CUDA;
+}
