@@ -3,8 +3,8 @@
 // the pairs within reach) and `mergeActive` (AL paper Algorithm 3), owning their buffers.
 // Twin of alcr_ccd_collect + alcr_contact_merge (host/ref/ccd_ref.c, contact_ref.c). A buffer
 // that overflows is grown and the work redone (the new capacity is reported, as the reference
-// reports it, and the step loop turns it into ALC_WARN_CONTACT_OVERFLOW); with growing switched
-// off the operation fails with ALC_ERR_CAPACITY. Nothing is ever truncated. Clean C.
+// reports it, and the step loop counts it in alcStepStat.bufferGrows); with growing switched off
+// the operation fails with ALC_ERR_CAPACITY. Nothing is ever truncated. Clean C.
 #ifndef ALC_CUDA_COLLIDE_H_
 #define ALC_CUDA_COLLIDE_H_
 

@@ -63,6 +63,15 @@ struct alcSim_ {
     int ncontact;
     int contactCap;
     int warnedOnce[ALC_NWARNING];  // the first of each warning kind is logged
+
+    // energy check of every step (host/energy_check.c)
+    double* energyBuf;    // x^t, the last end state x and v, force scratch (nvert x 13)
+    double energyBefore;  // mechanical energy at x^t
+    double energyLast;    // mechanical energy at the end of the last checked step
+    double energyBudget;  // most energy the run may hold: start + edits + allowances
+    double energyPartsBefore[3], energyPartsLast[3];  // kinetic, elastic, gravity (J)
+    int energyInit;  // 1 once energyLast and the copies hold a checked step
+    int ipcChecked;  // the IPC settings were checked (host/step_ipc.c, first step)
 };
 
 /// Count a warning on the data and log the first of its kind through the def's sink.
@@ -98,6 +107,14 @@ double alci_model_meanEdge(const alcModel* m);
 
 /// True when friction is active anywhere in the model (a default or a material pair mu > 0).
 int alci_frictionOn(const alcModel* m);
+
+/// Energy-gain check (host/energy_check.c): alci_energy_begin records the mechanical energy
+/// (kinetic + elastic + gravity potential of the free vertices) before a step, alci_energy_end
+/// compares it after the step and its contact report with the work that gravity, drivers and
+/// contact push-out can do, and raises ALC_WARN_ENERGY_GAIN (alcStepStat.energyGain) on a gain
+/// beyond it. No-ops when memory for the copies is missing.
+void alci_energy_begin(alcSim* sim, const alcData* d);
+void alci_energy_end(alcSim* sim, alcData* d);
 
 /// The AL (and penalty) time step, AL paper Algorithm 1 (host/step.c).
 alctStatus alci_step_al(alcSim* sim, alcData* d);

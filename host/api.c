@@ -108,6 +108,7 @@ void alc_deleteSim(alcSim* sim) {
     free(sim->kinMask);
     free(sim->kinTarget);
     free(sim->contacts);
+    free(sim->energyBuf);
     free(sim);
 }
 
@@ -138,6 +139,8 @@ static void accumulate(alcData* d) {
     r->alphaSum += s->alphaSum;
     r->capped += s->capped;
     r->muIncreases += s->muIncreases;
+    r->bufferGrows += s->bufferGrows;
+    if (s->bufferCapacity > r->bufferCapacity) r->bufferCapacity = s->bufferCapacity;
     if (s->time[ALC_TIMER_STEP] > r->timeMax) r->timeMax = s->time[ALC_TIMER_STEP];
     for (int i = 0; i < ALC_NTIMER; i++) r->time[i] += s->time[i];
 }
@@ -173,6 +176,7 @@ alctStatus alc_step(alcSim* sim, alcData* d) {
         }
     }
     memset(&d->stat, 0, sizeof d->stat);
+    alci_energy_begin(sim, d);
     alctStatus st;
     if (m->opt.contact == ALC_CONTACT_IPC) {
         st = alci_step_ipc(sim, d);
@@ -195,6 +199,7 @@ alctStatus alc_step(alcSim* sim, alcData* d) {
     st = sim->be.ops->contacts(sim->be.state, sim->contacts, sim->contactCap, &sim->ncontact,
                                d->body_force);
     if (st != ALC_OK) return st;
+    alci_energy_end(sim, d);
     if (sim->be.ops->memory) {
         size_t mem = sim->be.ops->memory(sim->be.state);
         if (mem > d->maxuse_memory) d->maxuse_memory = mem;

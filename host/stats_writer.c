@@ -23,7 +23,7 @@ typedef struct {
     int digits;  // significant digits of a double
 } Field;
 
-#define NFIELD 24
+#define NFIELD 26
 
 // phase names and the timers they read, in column order
 static const char* const kPhaseKey[ALC_NTIMER] = {"time_step", "time_hessian",    "time_pcg",
@@ -65,6 +65,8 @@ static void stepFields(long step, double time, const alcStepStat* st, Field f[NF
     f[k++] = intField("mu_increases", st->muIncreases);
     f[k++] = intField("linesearch_fails", st->lineSearchFails);
     for (int t = 0; t < ALC_NTIMER; t++) f[k++] = dblField(kPhaseKey[t], st->time[t], 9);
+    f[k++] = intField("buffer_grows", st->bufferGrows);
+    f[k++] = dblField("energy_gain", st->energyGain, 9);
 }
 
 // record a failure on the stream with the path and strerror
@@ -179,6 +181,10 @@ void alci_stats_summary(FILE* out, const alcModel* m, const alcRunStat* r, const
     fprintf(out, "  contacts   : %.2f per Newton iteration (peak %d)\n",
             safeDiv(r->contactsSum, newton), r->contactsMax);
     fprintf(out, "  alpha      : %.4f average (TOI)\n", safeDiv(r->alphaSum, (double)r->outer));
+    if (r->bufferGrows > 0) {
+        fprintf(out, "  buffers    : grown %ld times and the work redone (largest capacity %d)\n",
+                r->bufferGrows, r->bufferCapacity);
+    }
 
     // time per step and the phase breakdown
     fprintf(out, "  time/step  : %.4g s average (peak %.4g s), %.4g s total\n",

@@ -19,7 +19,7 @@ typedef struct alciStats_ {
 /// Create (truncate) a statistics file and, for CSV, write the header line
 ///   step,time,outer,newton,cg_total,cg_max,cg_avg,contacts_max,contacts_avg,candidates_max,
 ///   alpha_avg,alpha_min,mu,delta,beta,capped,mu_increases,linesearch_fails,time_step,
-///   time_hessian,time_pcg,time_ccd,time_linesearch,time_other
+///   time_hessian,time_pcg,time_ccd,time_linesearch,time_other,buffer_grows,energy_gain
 /// JSON lines carry the same keys, one object per line. Averages: cg_avg = cgTotal / newton,
 /// contacts_avg = contactsSum / newton, alpha_avg = alphaSum / outer (0 when dividing by 0).
 /// Timings are seconds.

@@ -218,8 +218,11 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
                 return st;
             }
             if (cout.grown) {
-                alci_warn(sim, d, ALC_WARN_CONTACT_OVERFLOW, cout.grown,
-                          "a pair buffer overflowed; grown to %d and redone", cout.grown);
+                // grown and redone: a statistic, not a warning (issue 14)
+                s->bufferGrows++;
+                if (cout.grown > s->bufferCapacity) s->bufferCapacity = cout.grown;
+                alci_log(sim, 2, "step %ld: CCD candidate buffer grown to %d and redone",
+                         d->step + 1, cout.grown);
             }
             if (cout.ncandidates > s->candidatesMax) s->candidatesMax = cout.ncandidates;
             if (cout.ncandidates > d->maxuse_candidates) d->maxuse_candidates = cout.ncandidates;
@@ -230,8 +233,10 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
                 return st;
             }
             if (grown) {
-                alci_warn(sim, d, ALC_WARN_CONTACT_OVERFLOW, grown,
-                          "the active set outgrew its capacity; grown to %d pairs", grown);
+                s->bufferGrows++;
+                if (grown > s->bufferCapacity) s->bufferCapacity = grown;
+                alci_log(sim, 2, "step %ld: active-set buffers grown to %d pairs", d->step + 1,
+                         grown);
             }
             if (nact > d->maxuse_contacts) d->maxuse_contacts = nact;
             alpha = cout.minToi < 1 ? cout.minToi : 1;

@@ -41,6 +41,44 @@ static double kappaMin(const alcModel* m, double dhat) {
     return 1e11 * mbar / (4 * s0 * alcm_barrierD2(s0, dhat * dhat));
 }
 
+/// IPC settings that cannot work (issue 14), checked once per sim at its first IPC step, on
+/// x^t: (1) dhat above the closest distance between surface primitives the barrier acts on
+/// (pairs of distinct bodies or non-adjacent primitives of one body): the barrier starts
+/// compressed and pushes them apart on its own, a launch with stiff materials; (2) a residual
+/// stop eps_d above |g| h, the velocity gravity adds in one step: a body at rest ends its
+/// steps before gravity has moved it. Warned (ALC_WARN_IPC_SETTING), not refused: bodies that
+/// start touching have no dhat that avoids (1), and both are the IPC paper's own defaults.
+static alctStatus checkSettings(alcSim* sim, alcData* d, double dhat, double epsd) {
+    const alcModel* m = sim->m;
+    const alcOption* o = &m->opt;
+    sim->ipcChecked = 1;
+    int ncon = 0;
+    double min2 = 0;
+    alctStatus st = sim->be.ops->ipcSyncXhat(sim->be.state);
+    if (st == ALC_OK) st = sim->be.ops->ipcConstraints(sim->be.state, dhat, &ncon, &min2);
+    if (st != ALC_OK) return st;
+    if (ncon > 0) {
+        alci_warn(sim, d, ALC_WARN_IPC_SETTING, 1,
+                  "IPC dhat = %.4g m%s exceeds the closest initial distance %.4g m between "
+                  "surface primitives it acts on (%d pairs within dhat at the start): the "
+                  "barrier starts compressed and pushes them apart; set --ipc-dhat below %.4g m",
+                  dhat, o->ipcDhat > 0 ? "" : " (default 1e-3 x scene diagonal)", sqrt(min2), ncon,
+                  sqrt(min2));
+    }
+    double g = sqrt(o->gravity[0] * o->gravity[0] + o->gravity[1] * o->gravity[1] +
+                    o->gravity[2] * o->gravity[2]);
+    if (!o->ipcToiTerm && g > 0 && epsd > g * o->timestep) {
+        sim->warnedOnce[ALC_WARN_IPC_SETTING] = 0;  // a different setting: log it too
+        alci_warn(sim, d, ALC_WARN_IPC_SETTING, 2,
+                  "IPC residual stop %.4g m/s%s is above g h = %.4g m/s, the velocity gravity "
+                  "adds in one step: a body at rest may end every step without moving; set the "
+                  "scene's ipc: {newton_tol} well below %.4g m/s (or --ipc-stop toi)",
+                  epsd, o->ipcNewtonTol > 0 ? "" : " (default 1e-2 x scene diagonal per s)",
+                  g * o->timestep, g * o->timestep);
+    }
+    return ALC_OK;
+}
+
 alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
     const alcModel* m = sim->m;
     const alcOption* o = &m->opt;
@@ -91,6 +129,7 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
     in.gravity = o->gravity;
     st = ops->beginStep(be, &in);
     if (st == ALC_OK && cp.friction) st = ops->ipcFrictionLag(be, dhat);
+    if (st == ALC_OK && !sim->ipcChecked) st = checkSettings(sim, d, dhat, epsd);
     if (st != ALC_OK) return st;
 
     int kinDone = 0, kinAl = 0, k = 0;
@@ -132,6 +171,10 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
             alciCollectOut cout;
             st = ops->ipcPlaceKinematic(be);
             if (st == ALC_OK) st = ops->collect(be, &cout);
+            if (st == ALC_OK && cout.grown) {
+                s->bufferGrows++;  // grown and redone: a statistic (issue 14)
+                if (cout.grown > s->bufferCapacity) s->bufferCapacity = cout.grown;
+            }
             double a = st == ALC_OK && cout.minToi >= 1 ? 1 : 0;
             if (st == ALC_OK && a > 0) st = ops->advance(be, a);
             if (st == ALC_OK) st = ops->ipcBoundaryProgress(be, &eta);

@@ -2,7 +2,7 @@
 #include "alc/alc.h"
 
 #define ALC_VERSION_MAJOR 0
-#define ALC_VERSION_MINOR 2
+#define ALC_VERSION_MINOR 3
 #define ALC_VERSION_PATCH 0
 
 int alcu_version(void) {
@@ -10,7 +10,7 @@ int alcu_version(void) {
 }
 
 const char* alcu_versionString(void) {
-    return "0.2.0";
+    return "0.3.0";
 }
 
 const char* alcu_statusString(alctStatus status) {
@@ -26,9 +26,10 @@ const char* alcu_statusString(alctStatus status) {
 
 const char* alcu_warningString(alctWarning warning) {
     static const char* names[ALC_NWARNING] = {
-        "ALC_WARN_PCG_MAXITER",         "ALC_WARN_AL_NOT_CONVERGED", "ALC_WARN_CONTACT_OVERFLOW",
-        "ALC_WARN_BAD_STATE",           "ALC_WARN_MU_INCREASE",      "ALC_WARN_LINESEARCH",
-        "ALC_WARN_KINEMATIC_INVERSION", "ALC_WARN_KINEMATIC_BLOCKED"};
+        "ALC_WARN_PCG_MAXITER",         "ALC_WARN_AL_NOT_CONVERGED",  "ALC_WARN_CONTACT_OVERFLOW",
+        "ALC_WARN_BAD_STATE",           "ALC_WARN_MU_INCREASE",       "ALC_WARN_LINESEARCH",
+        "ALC_WARN_KINEMATIC_INVERSION", "ALC_WARN_KINEMATIC_BLOCKED", "ALC_WARN_ENERGY_GAIN",
+        "ALC_WARN_IPC_SETTING"};
     if ((int)warning < 0 || warning >= ALC_NWARNING) return "unknown warning";
     return names[warning];
 }

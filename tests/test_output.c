@@ -627,7 +627,8 @@ ALC_TEST(output_stats_csv_json) {
     const char* header =
         "step,time,outer,newton,cg_total,cg_max,cg_avg,contacts_max,contacts_avg,"
         "candidates_max,alpha_avg,alpha_min,mu,delta,beta,capped,mu_increases,linesearch_fails,"
-        "time_step,time_hessian,time_pcg,time_ccd,time_linesearch,time_other\n";
+        "time_step,time_hessian,time_pcg,time_ccd,time_linesearch,time_other,buffer_grows,"
+        "energy_gain\n";
     ENSURE_MSG(strncmp((char*)text, header, strlen(header)) == 0, "%s", (char*)text);
     const char* row1 = (char*)text + strlen(header);
     const char* row2 = strchr(row1, '\n') + 1;
@@ -650,7 +651,8 @@ ALC_TEST(output_stats_csv_json) {
     text = readAll(path, NULL);
     ENSURE(text && strncmp((char*)text, "{\"step\":1,\"time\":0.01,\"outer\":4,", 32) == 0);
     ENSURE(strstr((char*)text, "\"cg_avg\":2.5,") && strstr((char*)text, "\"beta\":null"));
-    ENSURE(strstr((char*)text, "\"time_other\":3}\n{\"step\":2,") != NULL);
+    ENSURE(strstr((char*)text,
+                  "\"time_other\":3,\"buffer_grows\":0,\"energy_gain\":0}\n{\"step\":2,") != NULL);
     free(text);
 
     // an unwritable path fails with the path in the message

@@ -94,13 +94,20 @@ typedef enum alctDriverType_ {
 typedef enum alctWarning_ {
     ALC_WARN_PCG_MAXITER = 0,      ///< PCG stopped at its iteration cap
     ALC_WARN_AL_NOT_CONVERGED,     ///< the step ended at the outer iteration cap (info: iterations)
-    ALC_WARN_CONTACT_OVERFLOW,     ///< a pair buffer overflowed and was grown (info: new size)
+    ALC_WARN_CONTACT_OVERFLOW,     ///< not raised since 0.3.0: a grown and redone buffer is
+                                   ///< counted in alcStepStat.bufferGrows, and a buffer that
+                                   ///< may not grow fails the step (ALC_ERR_CAPACITY)
     ALC_WARN_BAD_STATE,            ///< NaN/Inf found in the state as the step began (info: vertex)
     ALC_WARN_MU_INCREASE,          ///< adaptive rule doubled mu and halved delta (AL paper §5.2)
     ALC_WARN_LINESEARCH,           ///< line search failed to decrease the energy
     ALC_WARN_KINEMATIC_INVERSION,  ///< a kinematic target inverts a tetrahedron (info: tet)
     ALC_WARN_KINEMATIC_BLOCKED,    ///< contact kept kinematic vertices short of their targets
                                    ///< (IPC model; info: progress eta in per mille)
+    ALC_WARN_ENERGY_GAIN,          ///< a step gained mechanical energy beyond the work of
+                                   ///< gravity and drivers (info: gain in per mille of the
+                                   ///< step's energy scale, capped at INT_MAX)
+    ALC_WARN_IPC_SETTING,          ///< IPC parameters that cannot work: dhat above the closest
+                                   ///< initial gap (info 1) or a residual stop above g h (info 2)
     ALC_NWARNING
 } alctWarning;
 
@@ -278,6 +285,9 @@ typedef struct alcStepStat_ {
     double delta;             ///< contact offset at the end of the step (m)
     double beta;              ///< final beta of Eq. 9
     double residual;          ///< last ||p||_inf / h (m/s)
+    int bufferGrows;          ///< pair or candidate buffers grown (and the work redone)
+    int bufferCapacity;       ///< largest capacity such a growth reached (0 = none)
+    double energyGain;        ///< mechanical energy gained beyond the step's allowance (J)
     double time[ALC_NTIMER];  ///< seconds per phase (alctTimer)
 } alcStepStat;
 
@@ -294,6 +304,8 @@ typedef struct alcRunStat_ {
     double alphaSum;          ///< alpha summed over outer iterations
     long capped;              ///< steps that hit the iteration cap
     long muIncreases;         ///< adaptive mu/delta triggers
+    long bufferGrows;         ///< pair or candidate buffers grown (and the work redone)
+    int bufferCapacity;       ///< largest capacity a growth reached (0 = none)
     double timeMax;           ///< slowest step (s)
     double time[ALC_NTIMER];  ///< seconds per phase
 } alcRunStat;
@@ -353,7 +365,8 @@ typedef void (*alcLogFn)(void* user, int level, const char* message);
 typedef struct alcCapacity_ {
     int contactPairs;    ///< active contact pairs; auto: max(4096, 4 x surface vertices)
     int candidates;      ///< CCD candidate pairs per pass; auto: max(16384, 16 x surface vertices)
-    int growOnOverflow;  ///< 1: grow a full buffer between iterations and redo (warns); default 1
+    int growOnOverflow;  ///< 1: grow a full buffer between iterations and redo (counted in
+                         ///< alcStepStat.bufferGrows); 0: ALC_ERR_CAPACITY instead; default 1
 } alcCapacity;
 
 /// How to make a sim. Fill with alc_defaultSimDef(), then change fields.
