@@ -1,5 +1,6 @@
 // YAML scene loader: good files (params, presets, overrides, arrays, drivers) and every kind of
 // bad file, checking the file:line:column message.
+#include "test_files.h"
 #include "test_macros.h"
 
 #include "alc/alc.h"
@@ -9,27 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-static char g_dir[256];
-
 static const char* tmpDir(void) {
-    if (!g_dir[0]) {
-        snprintf(g_dir, sizeof g_dir, "/tmp/alc_test_scene_%d", (int)getpid());
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "mkdir -p %s", g_dir);
-        if (system(cmd) != 0) return "/tmp";
-    }
-    return g_dir;
+    return alct_tmpDir("scene", NULL);
 }
 
-/// Write text to DIR/name and return the path (static buffer, one at a time).
+/// Write text to the test directory and return the path (static buffer, one at a time).
 static const char* writeScene(const char* name, const char* text) {
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", tmpDir(), name);
-    FILE* f = fopen(path, "w");
-    if (!f) return NULL;
-    fputs(text, f);
-    fclose(f);
-    return path;
+    return alct_writeFile(tmpDir(), name, text);
 }
 
 /// Load and expect failure with a message containing every needle.

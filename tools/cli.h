@@ -58,5 +58,6 @@ int alc_cmdCheck(int argc, char** argv);
 int alc_cmdCcdCheck(int argc, char** argv);
 int alc_cmdBench(int argc, char** argv);
 int alc_cmdBenchGeometry(int argc, char** argv);
+int alc_cmdImportIpc(int argc, char** argv);
 
 #endif  // ALC_TOOLS_CLI_H_

@@ -1,0 +1,13 @@
+// Temporary files for the tests that write their own inputs (scenes, scripts, meshes).
+#ifndef ALC_TESTS_TEST_FILES_H_
+#define ALC_TESTS_TEST_FILES_H_
+
+/// A directory /tmp/alc_test_TAG_PID (made on first use, with the subdirectory sub when not
+/// NULL); the returned path stays valid for the process. Falls back to /tmp.
+const char* alct_tmpDir(const char* tag, const char* sub);
+
+/// Write text to DIR/name and return the path (a static buffer, valid until the next call),
+/// or NULL when the file cannot be written.
+const char* alct_writeFile(const char* dir, const char* name, const char* text);
+
+#endif  // ALC_TESTS_TEST_FILES_H_
