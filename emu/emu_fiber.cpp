@@ -1,7 +1,9 @@
 // Fibers for the SIMT emulation (emu_fiber.h). On x86-64 a hand-written switch saves only the
-// callee-saved registers and the floating-point control words: about ten times faster than
-// swapcontext, which makes a signal-mask system call per switch. Other architectures use
-// ucontext. Stacks are reserved with mmap behind a guard page; only touched pages cost memory.
+// callee-saved registers and the floating-point control words, avoiding the signal-mask system
+// call glibc's swapcontext makes on every switch (a barrier, two switches per thread plus the
+// scheduler's bookkeeping, adds about 46 ns per emulated thread: bench/results/amd-epyc-2c/
+// emulation.md). Other architectures use ucontext. Stacks are reserved with mmap behind a guard
+// page; only touched pages cost memory.
 #include "emu_fiber.h"
 
 #include <pthread.h>
