@@ -663,7 +663,7 @@ static void materialName(const alciIpcScript* s, int p, char* out, size_t n) {
 
 static void writeMaterial(alciFile* f, const alciIpcScript* s, const char* name, double rho,
                           double E, double nu) {
-    alci_file_printf(f, "  %s: {model: %s, density: ", name, s->energyFCR ? "cor" : "nh");
+    alci_file_printf(f, "  %s: {model: %s, density: ", name, s->energyFCR ? "fcr" : "nh");
     num(f, rho);
     alci_file_printf(f, ", youngs_modulus: ");
     num(f, E);
@@ -902,13 +902,6 @@ alctStatus alci_ipc_import(alciIpcScript* s, const alciIpcImportDef* def, alciIp
                          "%s: note: tuning kappa %g is not carried over: alcove's ipc mode "
                          "adapts kappa itself",
                          s->path, s->tuning[0]);
-    if (s->energyFCR)
-        alci_ipc_message(s,
-                         "%s:%d: warning: energy FCR (fixed corotated) is not in alcove; mapped to "
-                         "cor (corotated: the same mu sum (s_i - 1)^2 term, volume term "
-                         "lambda/2 (sum s_i - 3)^2 instead of lambda/2 (J - 1)^2; equal to first "
-                         "order in the strain)",
-                         s->path, s->energyLine);
     res->steps = (int)ceil(s->duration / s->dt - 1e-9);
     if (!scriptMotions(&c, res)) {
         snprintf(err, (size_t)errsz, "out of memory");

@@ -223,11 +223,13 @@ static int readMaterials(Loader* L, alciYNode* root) {
     if (n->n == 0) return alciy_fail(&L->y, n, "materials: is empty");
     L->matName = (char**)calloc((size_t)n->n, sizeof(char*));
     if (!L->matName) return alciy_fail(&L->y, NULL, "out of memory");
-    static const char* const modelNames[] = {"snh", "stable_neohookean", "nh", "neohookean",
-                                             "cor", "corotated",         NULL};
+    static const char* const modelNames[] = {"snh", "stable_neohookean", "nh",  "neohookean",
+                                             "cor", "corotated",         "fcr", "fixed_corotated",
+                                             NULL};
     static const int modelValues[] = {ALC_MAT_STABLE_NEOHOOKEAN, ALC_MAT_STABLE_NEOHOOKEAN,
                                       ALC_MAT_NEOHOOKEAN,        ALC_MAT_NEOHOOKEAN,
-                                      ALC_MAT_COROTATED,         ALC_MAT_COROTATED};
+                                      ALC_MAT_COROTATED,         ALC_MAT_COROTATED,
+                                      ALC_MAT_FIXED_COROTATED,   ALC_MAT_FIXED_COROTATED};
     static const char* const keys[] = {"model",         "density",  "youngs_modulus",
                                        "poisson_ratio", "friction", NULL};
     for (int i = 0; i < n->n; i++) {

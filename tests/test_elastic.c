@@ -148,7 +148,9 @@ static double minN(const double* a, int n) {
     return m;
 }
 
-static const char* const kModelName[3] = {"snh", "nh", "cor"};
+// the material models, ALCM_SNH .. ALCM_FCR
+#define NMODEL 4
+static const char* const kModelName[NMODEL] = {"snh", "nh", "cor", "fcr"};
 
 // ---------------------------------------------------------------------------------------------
 // SVD and symmetric eigen
@@ -318,7 +320,7 @@ ALC_TEST(elastic_restZero) {
     rngSeed(4);
     double mu, lambda;
     lame(1e6, 0.3, &mu, &lambda);
-    for (int model = 0; model < 3; model++) {
+    for (int model = 0; model < NMODEL; model++) {
         for (int it = 0; it < 200; it++) {
             alcV3 X[4], x[4];
             alcM3 Dminv;
@@ -345,7 +347,7 @@ ALC_TEST(elastic_restZero) {
 ALC_TEST(elastic_gradientFD) {
     rngSeed(5);
     double worst = 0;
-    for (int model = 0; model < 3; model++) {
+    for (int model = 0; model < NMODEL; model++) {
         for (int it = 0; it < 300; it++) {
             double mu, lambda;
             lame(urand(1e4, 1e7), it % 2 ? 0.3 : 0.45, &mu, &lambda);
@@ -382,7 +384,7 @@ ALC_TEST(elastic_rotationInvariance) {
     rngSeed(6);
     double mu, lambda;
     lame(1e6, 0.4, &mu, &lambda);
-    for (int model = 0; model < 3; model++) {
+    for (int model = 0; model < NMODEL; model++) {
         for (int it = 0; it < 500; it++) {
             alcM3 F = makeF(randSigma(it, model != ALCM_NH));
             double p = alcm_psi(model, mu, lambda, F);
@@ -443,7 +445,7 @@ ALC_TEST(elastic_nhExtension) {
 
 ALC_TEST(elastic_closedFormEigen) {
     rngSeed(7);
-    for (int model = 0; model < 3; model++) {
+    for (int model = 0; model < NMODEL; model++) {
         for (int it = 0; it < 500; it++) {
             double mu, lambda;
             lame(1e6, urand(0.1, 0.48), &mu, &lambda);
@@ -510,7 +512,7 @@ static void fdHessF(int model, double mu, double lambda, alcM3 F, double Hf[81])
 ALC_TEST(elastic_eigenReconstruct) {
     rngSeed(8);
     double worst = 0;
-    for (int model = 0; model < 3; model++) {
+    for (int model = 0; model < NMODEL; model++) {
         for (int it = 0; it < 300; it++) {
             double mu, lambda;
             lame(1e6, it % 2 ? 0.3 : 0.45, &mu, &lambda);
@@ -553,7 +555,7 @@ ALC_TEST(elastic_eigenReconstruct) {
 ALC_TEST(elastic_hessianFD) {
     rngSeed(9);
     double worst = 0;
-    for (int model = 0; model < 3; model++) {
+    for (int model = 0; model < NMODEL; model++) {
         for (int it = 0; it < 200; it++) {
             double mu, lambda;
             lame(urand(1e4, 1e7), it % 2 ? 0.3 : 0.45, &mu, &lambda);
@@ -597,7 +599,7 @@ ALC_TEST(elastic_hessianFD) {
 ALC_TEST(elastic_projectedPSD) {
     rngSeed(10);
     int nActive = 0;
-    for (int model = 0; model < 3; model++) {
+    for (int model = 0; model < NMODEL; model++) {
         for (int it = 0; it < 300; it++) {
             double mu, lambda;
             lame(1e6, it % 2 ? 0.3 : 0.45, &mu, &lambda);
@@ -621,7 +623,7 @@ ALC_TEST(elastic_projectedPSD) {
             if (minN(ev, 12) < -1e-6 * hn) nActive++;
         }
     }
-    alct_note("%d of 900 cases had an indefinite unprojected Hessian", nActive);
+    alct_note("%d of %d cases had an indefinite unprojected Hessian", nActive, 300 * NMODEL);
     ENSURE(nActive > 50);
     return ALC_TEST_PASS;
 }
@@ -629,7 +631,7 @@ ALC_TEST(elastic_projectedPSD) {
 ALC_TEST(elastic_projectedEqualsExact) {
     rngSeed(11);
     int nChecked = 0, nClamped = 0;
-    for (int model = 0; model < 3; model++) {
+    for (int model = 0; model < NMODEL; model++) {
         for (int it = 0; it < 300; it++) {
             double mu, lambda;
             lame(1e6, urand(0.2, 0.45), &mu, &lambda);
@@ -671,7 +673,8 @@ ALC_TEST(elastic_projectedEqualsExact) {
     ENSURE(mn < 0);
     alcm_tet_eigen(ALCM_SNH, mu, lambda, alcm_m3_diag(0.5, 0.5, 0.5), &e, true);
     for (int k = 0; k < 9; k++) ENSURE(e.lam[k] >= 0);
-    alct_note("%d of 900 cases had all lam_k >= 0, %d had clamped modes", nChecked, nClamped);
+    alct_note("%d of %d cases had all lam_k >= 0, %d had clamped modes", nChecked, 300 * NMODEL,
+              nClamped);
     ENSURE(nChecked >= 450 && nClamped >= 100);
     return ALC_TEST_PASS;
 }
@@ -679,7 +682,7 @@ ALC_TEST(elastic_projectedEqualsExact) {
 ALC_TEST(elastic_hessianBlock) {
     rngSeed(12);
     double worst = 0;
-    for (int model = 0; model < 3; model++) {
+    for (int model = 0; model < NMODEL; model++) {
         for (int it = 0; it < 300; it++) {
             double mu, lambda;
             lame(1e6, it % 2 ? 0.3 : 0.45, &mu, &lambda);
@@ -843,7 +846,7 @@ ALC_TEST(elastic_linearization) {
     // all models linearize at F = I to linear elasticity with Lame (mu, lambda):
     // Psi(I + H) = mu |sym H|^2 + lambda/2 tr(H)^2 + O(|H|^3)  (SNH through lam2 = lambda + mu)
     rngSeed(14);
-    for (int model = 0; model < 3; model++) {
+    for (int model = 0; model < NMODEL; model++) {
         for (int it = 0; it < 200; it++) {
             double mu, lambda;
             lame(1e6, urand(0.0, 0.49), &mu, &lambda);
@@ -859,5 +862,136 @@ ALC_TEST(elastic_linearization) {
                        psi, lin);
         }
     }
+    return ALC_TEST_PASS;
+}
+
+// ---------------------------------------------------------------------------------------------
+// fixed corotated (FCR): inverted and near-singular elements
+// ---------------------------------------------------------------------------------------------
+
+ALC_TEST(elastic_fcrFormulas) {
+    // Psi = mu sum (s_i - 1)^2 + lambda/2 (J - 1)^2 at known F, inverted ones included
+    double mu, lambda;
+    lame(1e6, 0.4, &mu, &lambda);
+    const double sv[][3] = {{1, 1, 1},        {1.2, 0.9, 0.7},  {1, 1, -1},    {1.5, 1, 0},
+                            {0.8, 0.6, -0.2}, {2, 1e-3, -1e-4}, {1, 0.5, -0.5}};
+    for (int c = 0; c < (int)(sizeof sv / sizeof sv[0]); c++) {
+        alcV3 s = alcm_v3_load(sv[c]);
+        double J = sv[c][0] * sv[c][1] * sv[c][2];
+        double ex = 0.5 * lambda * (J - 1) * (J - 1);
+        for (int i = 0; i < 3; i++) ex += mu * (sv[c][i] - 1) * (sv[c][i] - 1);
+        ENSURE_NEAR(alcm_psi_sigma(ALCM_FCR, mu, lambda, s), ex, 1e-12 * (ex + mu));
+        ENSURE_NEAR(alcm_psi(ALCM_FCR, mu, lambda, makeF(s)), ex, 1e-12 * (ex + mu));
+        // P = U diag(Psi_i) V^T, and P of a rotated F is the rotated P (where the signed polar
+        // rotation is unique: s_2 + s_3 != 0)
+        alcV3 d = alcm_psi_dsigma(ALCM_FCR, mu, lambda, s);
+        alcM3 P = alcm_psi_P(ALCM_FCR, mu, lambda, alcm_m3_diag(s.x, s.y, s.z));
+        alcM3 Pd = alcm_m3_diag(d.x, d.y, d.z);
+        ENSURE_MSG(maxAbsM3(alcm_m3_sub(P, Pd)) <= 1e-12 * (maxAbsM3(Pd) + mu), "case %d: P", c);
+        if (s.y + s.z == 0) continue;
+        alcM3 R1 = randRot(), R2 = randRot();
+        alcM3 Pr = alcm_psi_P(ALCM_FCR, mu, lambda,
+                              alcm_m3_mul(alcm_m3_mul(R1, alcm_m3_diag(s.x, s.y, s.z)), R2));
+        alcM3 Pe = alcm_m3_mul(alcm_m3_mul(R1, Pd), R2);
+        ENSURE_MSG(maxAbsM3(alcm_m3_sub(Pr, Pe)) <= 1e-10 * (maxAbsM3(Pd) + mu),
+                   "case %d: rotated P", c);
+    }
+    // sigma-Hessian: diagonal 2 mu + lambda (s_j s_k)^2, off-diagonal lambda s_k (2J - 1)
+    alcV3 s = alcm_v3(1.3, 0.8, -0.4);
+    double J = s.x * s.y * s.z;
+    alcM3 H = alcm_psi_d2sigma(ALCM_FCR, mu, lambda, s);
+    ENSURE_NEAR(H.m[0], 2 * mu + lambda * alcm_sq(s.y * s.z), 1e-12 * mu);
+    ENSURE_NEAR(H.m[4], 2 * mu + lambda * alcm_sq(s.x * s.z), 1e-12 * mu);
+    ENSURE_NEAR(H.m[8], 2 * mu + lambda * alcm_sq(s.x * s.y), 1e-12 * mu);
+    ENSURE_NEAR(H.m[1], lambda * s.z * (2 * J - 1), 1e-12 * mu);
+    ENSURE_NEAR(H.m[5], lambda * s.x * (2 * J - 1), 1e-12 * mu);
+    ENSURE_NEAR(H.m[6], lambda * s.y * (2 * J - 1), 1e-12 * mu);
+    // flip 2 mu - lambda (J - 1) s_k, twist 2 mu + lambda (J - 1) s_k - 4 mu / (s_i + s_j)
+    alcTetEigen e;
+    alcm_tet_eigen(ALCM_FCR, mu, lambda, makeF(s), &e, false);
+    double svv[3] = {s.x, s.y, s.z};
+    for (int m = 0; m < 3; m++) {
+        int i, j;
+        alcm_tetEigen_pair(m, &i, &j);
+        double lj = lambda * (J - 1);
+        ENSURE_NEAR(e.lam[6 + m], 2 * mu - lj * svv[m], 1e-9 * mu);
+        ENSURE_NEAR(e.lam[3 + m], 2 * mu + lj * svv[m] - 4 * mu / (svv[i] + svv[j]), 1e-9 * mu);
+    }
+    // s_1 + s_2 = 0 (polar decomposition undefined): the twist is regularized, finite, and
+    // clamped to zero by the projection
+    alcm_tet_eigen(ALCM_FCR, mu, lambda, alcm_m3_diag(1, 0.5, -0.5), &e, false);
+    for (int k = 0; k < 9; k++) ENSURE(isfinite(e.lam[k]));
+    ENSURE(e.lam[3] < -1e3 * mu);
+    alcm_tet_eigen(ALCM_FCR, mu, lambda, alcm_m3_diag(1, 0.5, -0.5), &e, true);
+    for (int k = 0; k < 9; k++) ENSURE(e.lam[k] >= 0 && isfinite(e.lam[k]));
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(elastic_fcrInvertedFD) {
+    // gradient and unprojected Hessian against central differences through J = 0: inverted,
+    // flat and near-singular F (s_2 + s_3 kept away from 0, where the Hessian is singular)
+    rngSeed(15);
+    double worstG = 0, worstH = 0;
+    for (int it = 0; it < 400; it++) {
+        double mu, lambda;
+        lame(urand(1e4, 1e7), it % 2 ? 0.3 : 0.45, &mu, &lambda);
+        alcV3 X[4], x[4];
+        alcM3 Dminv;
+        double vol;
+        randRestTet(X, &Dminv, &vol);
+        alcV3 sg;
+        switch (it % 5) {
+            case 0:
+                sg = alcm_v3(urand(0.8, 1.5), urand(0.5, 0.7), -urand(0.05, 0.45));
+                break;
+            case 1:
+                sg = alcm_v3(urand(0.8, 1.5), urand(0.5, 0.7), urand(-1e-3, 1e-3));
+                break;
+            case 2:
+                sg = alcm_v3(urand(0.8, 1.5), urand(0.3, 0.6), 0.0);
+                break;
+            case 3:
+                sg = alcm_v3(urand(0.3, 0.6), urand(0.1, 0.2), 0);
+                sg.z = -urand(0.3, 0.6) * sg.y;
+                break;
+            default:  // F = -(stretch): signed (|s_0|, |s_1|, -|s_2|), magnitudes kept apart
+                sg = alcm_v3(-urand(1.5, 2.0), -urand(0.9, 1.2), -urand(0.3, 0.6));
+                break;
+        }
+        deform(X, makeF(sg), x);
+        double g[12], gfd[12], H[144], Hfd[144];
+        alcm_tet_gradient(ALCM_FCR, mu, lambda, vol, Dminv, x, g);
+        alcm_tet_hessian(ALCM_FCR, mu, lambda, vol, Dminv, x, H, false);
+        const double h = 1e-6;
+        for (int d = 0; d < 12; d++) {
+            alcV3 xp[4], xm[4];
+            memcpy(xp, x, sizeof xp);
+            memcpy(xm, x, sizeof xm);
+            (&xp[d / 3].x)[d % 3] += h;
+            (&xm[d / 3].x)[d % 3] -= h;
+            gfd[d] = (alcm_tet_energy(ALCM_FCR, mu, lambda, vol, Dminv, xp) -
+                      alcm_tet_energy(ALCM_FCR, mu, lambda, vol, Dminv, xm)) /
+                     (2 * h);
+            double gp[12], gm[12];
+            alcm_tet_gradient(ALCM_FCR, mu, lambda, vol, Dminv, xp, gp);
+            alcm_tet_gradient(ALCM_FCR, mu, lambda, vol, Dminv, xm, gm);
+            for (int r = 0; r < 12; r++) Hfd[12 * r + d] = (gp[r] - gm[r]) / (2 * h);
+        }
+        double rg = maxDiffN(g, gfd, 12) / maxAbsN(g, 12);
+        double rh = maxDiffN(H, Hfd, 144) / maxAbsN(H, 144);
+        worstG = fmax(worstG, rg);
+        worstH = fmax(worstH, rh);
+        ENSURE_MSG(rg < 1e-5, "it %d (%g %g %g): gradient rel err %g", it, sg.x, sg.y, sg.z, rg);
+        ENSURE_MSG(rh < 1e-5, "it %d (%g %g %g): Hessian rel err %g", it, sg.x, sg.y, sg.z, rh);
+        // the projected Hessian is PSD, and the energy pushes an inverted tet back: the gradient
+        // is not zero there
+        alcm_tet_hessian(ALCM_FCR, mu, lambda, vol, Dminv, x, H, true);
+        double ev[12];
+        jacobiN(H, 12, ev);
+        ENSURE_MSG(minN(ev, 12) >= -1e-9 * maxAbsN(H, 144), "it %d: min eig %g", it, minN(ev, 12));
+        ENSURE(maxAbsN(g, 12) > 0);
+    }
+    alct_note("FCR through inversion: worst gradient %.2e, Hessian %.2e relative FD error", worstG,
+              worstH);
     return ALC_TEST_PASS;
 }

@@ -136,8 +136,9 @@ static double totalEnergy(const alcModel* m, const alcData* d) {
 ALC_TEST(physics_pinnedBar) {
     // a 1 m bar clamped at x = -0.5, released horizontally under gravity: it swings down and
     // oscillates; implicit Euler may only lose energy, never gain it
-    int models[] = {ALC_MAT_STABLE_NEOHOOKEAN, ALC_MAT_NEOHOOKEAN, ALC_MAT_COROTATED};
-    for (int im = 0; im < 3; im++) {
+    int models[] = {ALC_MAT_STABLE_NEOHOOKEAN, ALC_MAT_NEOHOOKEAN, ALC_MAT_COROTATED,
+                    ALC_MAT_FIXED_COROTATED};
+    for (int im = 0; im < 4; im++) {
         alcSpec* spec = NULL;
         ENSURE_OK(alc_makeSpec(&spec));
         alc_specOption(spec)->timestep = 0.002;

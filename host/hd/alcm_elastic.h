@@ -10,7 +10,7 @@
 //     A_0 = -(A_1 + A_2 + A_3). alcm_tet_A returns A_a as an alcV3.
 //   - 12-vectors and 12x12 matrices are vertex-major: index 3a + k (vertex a, component k);
 //     H[12 * (3a + k) + 3b + l] is row-major.
-//   - Models: ALCM_SNH, ALCM_NH, ALCM_COR equal the ids of alctMaterialModel
+//   - Models: ALCM_SNH, ALCM_NH, ALCM_COR, ALCM_FCR equal the ids of alctMaterialModel
 //     (include/alc/alc_types.h), which this header does not include.
 //   - mu, lambda are the Lame parameters (Pa); energy densities are in Pa (J/m^3), energies in J
 //     when vol is in m^3.
@@ -30,12 +30,19 @@
 /// Corotated linear (= ALC_MAT_COROTATED): Psi = mu sum_i (s_i - 1)^2 + lambda/2 (sum_i s_i - 3)^2
 /// with s the signed singular values of F. Defined for inverted F.
 #define ALCM_COR 2
+/// Fixed corotated (= ALC_MAT_FIXED_COROTATED; Stomakhin et al. 2012, IPC's `energy FCR`):
+/// Psi = mu sum_i (s_i - 1)^2 + lambda/2 (J - 1)^2 with s the signed singular values of F and
+/// J = s_0 s_1 s_2 = det F. Defined for inverted F (J <= 0), where it pushes J back towards 1, so
+/// like ALCM_COR it is classed invertible: the line search's inversion filter protects only
+/// ALCM_NH tetrahedra unless every tetrahedron is protected (ALC_INVERSION_ALL), as in IPC,
+/// which filters FCR steps by collisions only.
+#define ALCM_FCR 3
 
 /// Below this J the Neo-Hookean log is replaced by its 2nd-order Taylor polynomial about J0, so
 /// intermediate (not output) states with tiny or negative J stay evaluable (C2 at J0).
 #define ALC_NH_J0 1e-6
-/// Lower bound on s_i + s_j in the corotated twist eigenvalue, (Psi_i + Psi_j) / (s_i + s_j); the
-/// exact Hessian is singular where two signed singular values cancel (polar decomposition
+/// Lower bound on s_i + s_j in the COR and FCR twist eigenvalue, (Psi_i + Psi_j) / (s_i + s_j);
+/// the exact Hessian is singular where two signed singular values cancel (polar decomposition
 /// undefined), so the Hessian is regularized there.
 #define ALCM_COR_TWIST_EPS 1e-6
 
@@ -107,12 +114,20 @@ ALC_HD alcM3 alcm_m3_cofactor(alcM3 F) {
 }
 
 /// Energy density Psi(F).
-/// @param[in] model   ALCM_SNH, ALCM_NH or ALCM_COR
+/// @param[in] model   ALCM_SNH, ALCM_NH, ALCM_COR or ALCM_FCR
 /// @param[in] mu      Lame shear modulus (Pa)
 /// @param[in] lambda  Lame first parameter (Pa)
 /// @param[in] F       deformation gradient (dimensionless)
 /// @return Psi (Pa = J/m^3); zero at any rotation F.
 ALC_HD double alcm_psi(int model, double mu, double lambda, alcM3 F) {
+    if (model == ALCM_FCR) {
+        alcM3 U, V;
+        alcV3 s;
+        alcm_m3_svd(F, &U, &s, &V);
+        double J1 = alcm_m3_det(F) - 1.0;
+        return mu * (alcm_sq(s.x - 1.0) + alcm_sq(s.y - 1.0) + alcm_sq(s.z - 1.0)) +
+               0.5 * lambda * J1 * J1;
+    }
     if (model == ALCM_COR) {
         alcM3 U, V;
         alcV3 s;
@@ -131,6 +146,11 @@ ALC_HD double alcm_psi(int model, double mu, double lambda, alcM3 F) {
 /// @param[in] s                  signed singular values
 /// @return Psi (Pa).
 ALC_HD double alcm_psi_sigma(int model, double mu, double lambda, alcV3 s) {
+    if (model == ALCM_FCR) {
+        double J1 = s.x * s.y * s.z - 1.0;
+        return mu * (alcm_sq(s.x - 1.0) + alcm_sq(s.y - 1.0) + alcm_sq(s.z - 1.0)) +
+               0.5 * lambda * J1 * J1;
+    }
     if (model == ALCM_COR) {
         double tr = s.x + s.y + s.z - 3.0;
         return mu * (alcm_sq(s.x - 1.0) + alcm_sq(s.y - 1.0) + alcm_sq(s.z - 1.0)) +
@@ -146,6 +166,13 @@ ALC_HD double alcm_psi_sigma(int model, double mu, double lambda, alcV3 s) {
 /// @param[in] s                  signed singular values
 /// @return (Psi_0, Psi_1, Psi_2) (Pa).
 ALC_HD alcV3 alcm_psi_dsigma(int model, double mu, double lambda, alcV3 s) {
+    if (model == ALCM_FCR) {
+        // Psi_i = 2 mu (s_i - 1) + lambda (J - 1) s_j s_k
+        double lj = lambda * (s.x * s.y * s.z - 1.0);
+        return alcm_v3(2.0 * mu * (s.x - 1.0) + lj * s.y * s.z,
+                       2.0 * mu * (s.y - 1.0) + lj * s.x * s.z,
+                       2.0 * mu * (s.z - 1.0) + lj * s.x * s.y);
+    }
     if (model == ALCM_COR) {
         double lt = lambda * (s.x + s.y + s.z - 3.0);
         return alcm_v3(2.0 * mu * (s.x - 1.0) + lt, 2.0 * mu * (s.y - 1.0) + lt,
@@ -162,6 +189,23 @@ ALC_HD alcV3 alcm_psi_dsigma(int model, double mu, double lambda, alcV3 s) {
 /// @param[in] s                  signed singular values
 /// @return symmetric 3x3 (Pa).
 ALC_HD alcM3 alcm_psi_d2sigma(int model, double mu, double lambda, alcV3 s) {
+    if (model == ALCM_FCR) {
+        // Psi_ii = 2 mu + lambda (s_j s_k)^2, Psi_ij = lambda s_k (2 J - 1) (k the third index)
+        double sv[3] = {s.x, s.y, s.z};
+        double J2 = 2.0 * s.x * s.y * s.z - 1.0;
+        alcM3 H;
+        for (int i = 0; i < 3; i++) {
+            for (int j = 0; j < 3; j++) {
+                if (i == j) {
+                    double Ji = sv[(i + 1) % 3] * sv[(i + 2) % 3];
+                    H.m[4 * i] = 2.0 * mu + lambda * Ji * Ji;
+                } else {
+                    H.m[3 * i + j] = lambda * sv[3 - i - j] * J2;
+                }
+            }
+        }
+        return H;
+    }
     if (model == ALCM_COR) {
         alcM3 H;
         for (int i = 0; i < 9; i++) H.m[i] = lambda;
@@ -190,6 +234,16 @@ ALC_HD alcM3 alcm_psi_d2sigma(int model, double mu, double lambda, alcV3 s) {
 /// @param[in] F                  deformation gradient
 /// @return P (Pa), row-major like F.
 ALC_HD alcM3 alcm_psi_P(int model, double mu, double lambda, alcM3 F) {
+    if (model == ALCM_FCR) {
+        // P = 2 mu (F - R) + lambda (J - 1) cof(F), R = U V^T the polar rotation
+        alcM3 U, V;
+        alcV3 s;
+        alcm_m3_svd(F, &U, &s, &V);
+        alcM3 R = alcm_m3_mulT(U, V);
+        double lj = lambda * (alcm_m3_det(F) - 1.0);
+        return alcm_m3_add(alcm_m3_scale(alcm_m3_sub(F, R), 2.0 * mu),
+                           alcm_m3_scale(alcm_m3_cofactor(F), lj));
+    }
     if (model == ALCM_COR) {
         // P = U diag(Psi_i) V^T
         alcM3 U, V;
@@ -315,7 +369,9 @@ ALC_HD alcM3 alcm_tetEigen_Q(const alcTetEigen* e, int k) {
 /// Twist/flip eigenvalues use closed forms that never divide by s_i - s_j: for
 /// Psi = mu/2 I_C + g(J) (SNH, NH) flip = mu - g'(J) s_k, twist = mu + g'(J) s_k (k the third
 /// index); for COR flip = 2 mu, twist = 2 mu + (2 lambda (sum s - 3) - 4 mu) / (s_i + s_j) with
-/// s_i + s_j clamped below by ALCM_COR_TWIST_EPS.
+/// s_i + s_j clamped below by ALCM_COR_TWIST_EPS; for FCR flip = 2 mu - lambda (J - 1) s_k,
+/// twist = 2 mu + lambda (J - 1) s_k - 4 mu / (s_i + s_j), clamped the same way (the exact
+/// Hessian of 2 mu tr(S) is singular where s_i + s_j = 0).
 /// @param[in]  model, mu, lambda  as alcm_psi
 /// @param[in]  F        deformation gradient
 /// @param[out] out      eigensystem
@@ -333,7 +389,9 @@ ALC_HD void alcm_tet_eigen(int model, double mu, double lambda, alcM3 F, alcTetE
     out->lam[2] = ls.z;
     // twist (k = 3..5) and flip (k = 6..8) modes, closed forms
     double dg = 0.0, ddg = 0.0;
-    if (model != ALCM_COR) alcm_psi_vol(model, mu, lambda, s.x * s.y * s.z, &dg, &ddg);
+    if (model != ALCM_COR && model != ALCM_FCR)
+        alcm_psi_vol(model, mu, lambda, s.x * s.y * s.z, &dg, &ddg);
+    double lj = lambda * (s.x * s.y * s.z - 1.0);  // FCR: lambda (J - 1)
     double tr = s.x + s.y + s.z - 3.0;
     for (int m = 0; m < 3; m++) {
         int i, j;
@@ -342,6 +400,10 @@ ALC_HD void alcm_tet_eigen(int model, double mu, double lambda, alcM3 F, alcTetE
             double den = alcm_max(sv[i] + sv[j], ALCM_COR_TWIST_EPS);
             out->lam[3 + m] = 2.0 * mu + (2.0 * lambda * tr - 4.0 * mu) / den;
             out->lam[6 + m] = 2.0 * mu;
+        } else if (model == ALCM_FCR) {
+            double den = alcm_max(sv[i] + sv[j], ALCM_COR_TWIST_EPS);
+            out->lam[3 + m] = 2.0 * mu + lj * sv[m] - 4.0 * mu / den;
+            out->lam[6 + m] = 2.0 * mu - lj * sv[m];
         } else {
             out->lam[3 + m] = mu + dg * sv[m];
             out->lam[6 + m] = mu - dg * sv[m];

@@ -54,6 +54,9 @@ typedef enum alctMaterialModel_ {
     ALC_MAT_STABLE_NEOHOOKEAN = 0,  ///< Smith et al. 2018 form, invertible ("snh")
     ALC_MAT_NEOHOOKEAN,             ///< classic ln J form, not invertible ("nh")
     ALC_MAT_COROTATED,              ///< corotated linear, invertible ("cor")
+    /// fixed corotated (Stomakhin et al. 2012, IPC's "energy FCR"): mu sum (s_i - 1)^2 +
+    /// lambda/2 (J - 1)^2 in the signed singular values, invertible ("fcr")
+    ALC_MAT_FIXED_COROTATED,
     ALC_NMATMODEL
 } alctMaterialModel;
 

@@ -1,6 +1,6 @@
 // cuda/elastic.cu against host/ref/elastic_ref.c (friction off): on every scene of
 // alct_gpuScenes after one reference step, at a perturbed linearization point with extra
-// kinematic vertices, and on random soups with random materials (all three models, some tets
+// kinematic vertices, and on random soups with random materials (all four models, some tets
 // inverted): the upper triangle of the reference's full matrix block for block (1e-12 of the
 // block's scale sqrt(|A_ii| |A_jj|), both assembly modes, on the static pattern and bound to the
 // reference's own pattern with its contact blocks), blocks outside the static pattern zero, the
@@ -365,7 +365,7 @@ ALC_TEST(elastic_random) {
         // every material model, random stiffness; large noise inverts some tetrahedra
         unsigned long long seed = 5 + (unsigned long long)c;
         for (int t = 0; t < mo.m->ntet; t++) {
-            B->tetModel[t] = t % 3;
+            B->tetModel[t] = t % ALC_NMATMODEL;
             B->tetMu[t] = 1e4 * (1.5 + alct_rnd(&seed));
             B->tetLam[t] = 1e5 * (1.5 + alct_rnd(&seed));
         }
