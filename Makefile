@@ -1,10 +1,13 @@
 # alcove — one non-recursive GNU Makefile (STYLE.md §12).
 #
 #   make                 library (static + shared), build/alcove, build/hello
-#   make test            build and run the CPU test suite (no GPU needed)
-#   make gpu-test        build and run the GPU tests ("waived" without a device)
+#   make test            build and run the CPU suite, the GPU tests in the SIMT emulation and the
+#                        emulation's self-tests under ASan and TSan (no GPU needed)
+#   make gpu-test        build and run the GPU tests on a device ("waived" without one)
+#   make emu             build/emu/alcove and build/emu/alcove_gpu_tests: cuda/*.cu on the CPU
+#   make emu-test | emu-bench   the emulated GPU tests alone; the emulation's speed
 #   make bench           run the benchmark table (tools/bench.c) on this machine
-#   make asan | ubsan    CPU build with sanitizers (CUDA=0), then run the tests
+#   make asan | ubsan | tsan    sanitizer builds (CUDA=0 host, emulated kernels), then the tests
 #   make format | format-check | echo | clean
 #
 # Variables: CUDA=0 builds the host library and reference backend only (no toolkit needed);

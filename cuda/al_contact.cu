@@ -10,8 +10,9 @@
 #include "al_contact.h"
 #include "alcg_check.cuh"
 #include "alcg_kernel.cuh"
+#include "bsr_row.cuh"
+#include "incidence.h"
 #include "reduce.cuh"
-#include "thrust_shim.h"
 
 #include <cuda_runtime.h>
 
@@ -50,57 +51,9 @@ static __device__ __forceinline__ double alPhi(const alcgPair& P, const alcgAlPa
     return -P.gamma * lam * lam / (2 * mu);
 }
 
-/// Block index of (i, j) in A's row i (binary search over its ascending columns), or -1.
-static __device__ __forceinline__ int alFindBlock(const alcgBsr& A, int i, int j) {
-    int lo = A.d_rowptr[i], end = A.d_rowptr[i + 1], hi = end;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (A.d_col[mid] < j) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo < end && A.d_col[lo] == j ? lo : -1;
-}
-
 // ---------------------------------------------------------------------------------------------
 // kernels
 // ---------------------------------------------------------------------------------------------
-
-/// Thread q = 4 p + a: the key vertex << 32 | q; a vertex outside [0, nvert) counts in *d_bad
-/// and sorts past every valid key.
-static __global__ void alContact_keysKernel(const alcgPair* d_pairs, int npair, int nvert,
-                                            unsigned long long* d_keys, int* d_bad) {
-    int q = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (q >= 4 * npair) return;
-    int v = d_pairs[q >> 2].v[q & 3];
-    if (v < 0 || v >= nvert) {
-        atomicAdd(d_bad, 1);
-        v = nvert;
-    }
-    d_keys[q] = (unsigned long long)v << 32 | (unsigned long long)q;
-}
-
-/// Thread t: the list entry t (t < nkey) and the start of vertex t (t <= nvert), the first
-/// sorted key at or above t << 32.
-static __global__ void alContact_adrKernel(const unsigned long long* d_keys, int nkey, int nvert,
-                                           int* d_vpAdr, int* d_vpList) {
-    int t = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (t < nkey) d_vpList[t] = (int)(d_keys[t] & 0xffffffffULL);
-    if (t > nvert) return;
-    unsigned long long key = (unsigned long long)t << 32;
-    int lo = 0, hi = nkey;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (d_keys[mid] < key) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    d_vpAdr[t] = lo;
-}
 
 /// Thread p: gamma phi(c) at pos; per block the sum.
 static __global__ void alContact_energyKernel(const alcgPair* d_pairs, int npair, alcgAlParams prm,
@@ -115,15 +68,6 @@ static __global__ void alContact_energyKernel(const alcgPair* d_pairs, int npair
     }
     e = alcg_blockSum(e, red);
     if (threadIdx.x == 0) d_partial[blockIdx.x] = e;
-}
-
-/// One block: the sum of the block partials in a fixed order.
-static __global__ void alContact_sumKernel(const double* d_partial, int nblock, double* d_out) {
-    __shared__ double red[ALCG_WARP];
-    double e = 0;
-    for (int b = (int)threadIdx.x; b < nblock; b += (int)blockDim.x) e += d_partial[b];
-    e = alcg_blockSum(e, red);
-    if (threadIdx.x == 0) *d_out = e;
 }
 
 /// Thread p: c at XHAT, the gradient coefficient gamma phi'(c) (Alg. 2 lines 8-10) and the
@@ -168,7 +112,7 @@ static __global__ void alContact_gatherKernel(const alcgPair* d_pairs, const dou
         for (int b = 0; b < 4; b++) {
             int j = P->v[b];
             if (j < i || d_kin[j]) continue;
-            int blk = alFindBlock(A, i, j);
+            int blk = alcg_bsr_findBlock(A, i, j);
             if (blk < 0) {
                 missing++;
                 continue;
@@ -282,7 +226,8 @@ extern "C" alctStatus alcg_alContact_make(alcgAlContact* C, int nvert, int cap, 
     C->cap = cap;
     C->npair = -1;
     size_t nkey = 4 * (size_t)cap, nb = alcg_blocks(cap, ALCG_BLOCK);
-    alctStatus st = alcg_sortPairsU64(NULL, NULL, 4 * cap, NULL, &C->sortBytes, s);
+    alctStatus st =
+        alcg_incidence_build(NULL, 0, cap, nvert, NULL, NULL, NULL, NULL, NULL, &C->sortBytes, s);
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&C->d_vpAdr, sizeof(int) * ((size_t)nvert + 1));
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&C->d_vpList, sizeof(int) * nkey);
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&C->d_keys, sizeof(unsigned long long) * nkey);
@@ -301,7 +246,6 @@ extern "C" alctStatus alcg_alContact_make(alcgAlContact* C, int nvert, int cap, 
 extern "C" alctStatus alcg_alContact_incidence(alcgAlContact* C, const alcgPair* d_pairs, int npair,
                                                alcgStream* s) {
     ALCG_RANGE("alcg_alContact_incidence");
-    int bad = 0, nkey = 4 * npair;
     alctStatus st;
     if (!s) return ALC_ERR_INVALID_ARG;
     if (!C || npair < 0 || (npair > 0 && !d_pairs)) {
@@ -311,34 +255,16 @@ extern "C" alctStatus alcg_alContact_incidence(alcgAlContact* C, const alcgPair*
         return ALCG_FAIL(s, ALC_ERR_CAPACITY, "%d pairs exceed the capacity %d", npair, C->cap);
     }
     C->npair = -1;
-    // keys (vertex, 4 p + a), sorted: the incidences by vertex, then pair
-    st = alcg_memset(s, C->d_count, 0, sizeof(int) * 2);
-    if (st != ALC_OK) return st;
-    if (npair > 0) {
-        ALCG_LAUNCH(alContact_keysKernel, alcg_blocks(nkey, ALCG_BLOCK), ALCG_BLOCK, 0, s->stream,
-                    d_pairs, npair, C->nvert, C->d_keys, C->d_count + 1);
-        ALCG_LAUNCH_CHECK(s);
-        size_t tb = C->sortBytes;
-        st = alcg_sortPairsU64(C->d_keys, NULL, nkey, C->d_sortTemp, &tb, s);
-        if (st != ALC_OK) return st;
-    }
-    // the list and the vertex starts
+    // the incidences by vertex, then pair; out-of-range vertices counted in d_count[1]
     {
-        int nt = nkey > C->nvert + 1 ? nkey : C->nvert + 1;
-        ALCG_LAUNCH(alContact_adrKernel, alcg_blocks(nt, ALCG_BLOCK), ALCG_BLOCK, 0, s->stream,
-                    C->d_keys, nkey, C->nvert, C->d_vpAdr, C->d_vpList);
-        ALCG_LAUNCH_CHECK(s);
-    }
-    st = alcg_download(s, &bad, C->d_count + 1, sizeof(int));
-    if (st != ALC_OK) return st;
-    if (bad) {
-        return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "%d stencil vertices outside [0, %d)", bad,
-                         C->nvert);
+        size_t tb = C->sortBytes;
+        st = alcg_incidence_build(d_pairs ? d_pairs->v : NULL, sizeof(alcgPair) / sizeof(int),
+                                  npair, C->nvert, C->d_vpAdr, C->d_vpList, C->d_keys,
+                                  C->d_count + 1, C->d_sortTemp, &tb, s);
+        if (st != ALC_OK) return st;
     }
     C->npair = npair;
     return ALC_OK;
-fail:
-    return ALC_ERR_CUDA;
 }
 
 extern "C" alctStatus alcg_alContact_energy(alcgAlContact* C, const alcgPair* d_pairs, int npair,
@@ -363,7 +289,7 @@ extern "C" alctStatus alcg_alContact_energy(alcgAlContact* C, const alcgPair* d_
     ALCG_LAUNCH(alContact_energyKernel, nblock, ALCG_BLOCK, 0, s->stream, d_pairs, npair, *prm, d_x,
                 d_pos, C->d_red);
     ALCG_LAUNCH_CHECK(s);
-    ALCG_LAUNCH(alContact_sumKernel, 1, ALCG_BLOCK, 0, s->stream, C->d_red, (int)nblock,
+    ALCG_LAUNCH(alcg_sumPartialsKernel<double>, 1, ALCG_BLOCK, 0, s->stream, C->d_red, (int)nblock,
                 C->d_scalar);
     ALCG_LAUNCH_CHECK(s);
     if (energy) return alcg_download(s, energy, C->d_scalar, sizeof(double));

@@ -1,6 +1,7 @@
-// One block row of y = A x for the upper-stored symmetric BSR matrix of cuda/bsr.h, shared by
-// alcg_bsr_spmv (cuda/bsr.cu) and the fused SpMV of PCG (cuda/pcg.cu). Included after
-// alcg_kernel.cuh.
+// Block-row helpers for the upper-stored symmetric BSR matrix of cuda/bsr.h: one block row of
+// y = A x, shared by alcg_bsr_spmv (cuda/bsr.cu) and the fused SpMV of PCG (cuda/pcg.cu), and
+// the search of a block in a row, shared by the contact and friction assemblies
+// (cuda/al_contact.cu, cuda/friction.cu). Included after alcg_kernel.cuh.
 #ifndef ALC_CUDA_BSR_ROW_CUH_
 #define ALC_CUDA_BSR_ROW_CUH_
 
@@ -33,6 +34,20 @@ __device__ __forceinline__ void alcg_bsrRowMul(const alcgBsr& A, const double* x
     y[0] = s0;
     y[1] = s1;
     y[2] = s2;
+}
+
+/// Block index of (i, j) in A's row i (binary search over its ascending columns), or -1.
+__device__ __forceinline__ int alcg_bsr_findBlock(const alcgBsr& A, int i, int j) {
+    int lo = A.d_rowptr[i], end = A.d_rowptr[i + 1], hi = end;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (A.d_col[mid] < j) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo < end && A.d_col[lo] == j ? lo : -1;
 }
 
 #endif  // ALC_CUDA_BSR_ROW_CUH_

@@ -11,9 +11,11 @@
 // vertices), exact in any order.
 #include "alcg_check.cuh"
 #include "alcg_kernel.cuh"
+#include "bsr_row.cuh"
 #include "friction.h"
 #include "hd/alcm_friction.h"
 #include "hd/alcm_pair.h"
+#include "incidence.h"
 #include "reduce.cuh"
 #include "thrust_shim.h"
 
@@ -68,20 +70,6 @@ static __device__ __forceinline__ int fricStencilOk(const int v[4], int nvert) {
     return ok;
 }
 
-/// Block index of (i, j) in A's row i (binary search over its ascending columns), or -1.
-static __device__ __forceinline__ int fricFindBlock(const alcgBsr& A, int i, int j) {
-    int lo = A.d_rowptr[i], end = A.d_rowptr[i + 1], hi = end;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (A.d_col[mid] < j) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo < end && A.d_col[lo] == j ? lo : -1;
-}
-
 // ---------------------------------------------------------------------------------------------
 // kernels
 // ---------------------------------------------------------------------------------------------
@@ -114,40 +102,6 @@ static __global__ void fric_writeKernel(const alcgPair* d_pairs, int npair, cons
     d_fric[slot] = f;
 }
 
-/// Thread q = 4 f + a: the key vertex << 32 | q; a vertex outside [0, nvert) counts in *d_bad
-/// and sorts past every valid key.
-static __global__ void fric_keysKernel(const alcgFric* d_fric, int nfric, int nvert,
-                                       unsigned long long* d_keys, int* d_bad) {
-    int q = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (q >= 4 * nfric) return;
-    int v = d_fric[q >> 2].v[q & 3];
-    if (v < 0 || v >= nvert) {
-        atomicAdd(d_bad, 1);
-        v = nvert;
-    }
-    d_keys[q] = (unsigned long long)v << 32 | (unsigned long long)q;
-}
-
-/// Thread t: the list entry t (t < nkey) and the start of vertex t (t <= nvert), the first
-/// sorted key at or above t << 32.
-static __global__ void fric_adrKernel(const unsigned long long* d_keys, int nkey, int nvert,
-                                      int* d_vpAdr, int* d_vpList) {
-    int t = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    if (t < nkey) d_vpList[t] = (int)(d_keys[t] & 0xffffffffULL);
-    if (t > nvert) return;
-    unsigned long long key = (unsigned long long)t << 32;
-    int lo = 0, hi = nkey;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (d_keys[mid] < key) {
-            lo = mid + 1;
-        } else {
-            hi = mid;
-        }
-    }
-    d_vpAdr[t] = lo;
-}
-
 /// Thread f: h^2 coef f0(|u|) at pos; per block the sum.
 static __global__ void fric_energyKernel(const alcgFric* d_fric, int nfric, double eps, double h2,
                                          const double* d_xt, const double* d_pos,
@@ -166,15 +120,6 @@ static __global__ void fric_energyKernel(const alcgFric* d_fric, int nfric, doub
     }
     e = alcg_blockSum(e, red);
     if (threadIdx.x == 0) d_partial[blockIdx.x] = e;
-}
-
-/// One block: the sum of the block partials in a fixed order.
-static __global__ void fric_sumKernel(const double* d_partial, int nblock, double* d_out) {
-    __shared__ double red[ALCG_WARP];
-    double e = 0;
-    for (int b = (int)threadIdx.x; b < nblock; b += (int)blockDim.x) e += d_partial[b];
-    e = alcg_blockSum(e, red);
-    if (threadIdx.x == 0) *d_out = e;
 }
 
 /// Thread f: s = h^2 coef, q and K at XHAT (alcr_friction_assemble's per-pair part).
@@ -221,7 +166,7 @@ static __global__ void fric_gatherKernel(const alcgFric* d_fric, const double* d
         for (int b = 0; b < 4; b++) {
             int j = P->v[b];
             if (j < i || d_kin[j]) continue;
-            int blk = fricFindBlock(A, i, j);
+            int blk = alcg_bsr_findBlock(A, i, j);
             if (blk < 0) {
                 missing++;
                 continue;
@@ -277,7 +222,8 @@ extern "C" alctStatus alcg_friction_make(alcgFriction* F, int nvert, int cap, al
     F->nfric = -1;
     size_t nkey = 4 * (size_t)cap, nb = alcg_blocks(cap, ALCG_BLOCK), sortBytes = 0, scanBytes = 0;
     // one scratch for the key sort and the lag's scan (never live at once)
-    alctStatus st = alcg_sortPairsU64(NULL, NULL, 4 * cap, NULL, &sortBytes, s);
+    alctStatus st =
+        alcg_incidence_build(NULL, 0, cap, nvert, NULL, NULL, NULL, NULL, NULL, &sortBytes, s);
     if (st == ALC_OK) st = alcg_exclusiveScanI32(NULL, NULL, cap, NULL, NULL, &scanBytes, s);
     F->tempBytes = sortBytes > scanBytes ? sortBytes : scanBytes;
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&F->d_vpAdr, sizeof(int) * ((size_t)nvert + 1));
@@ -302,7 +248,6 @@ extern "C" alctStatus alcg_friction_make(alcgFriction* F, int nvert, int cap, al
 extern "C" alctStatus alcg_friction_incidence(alcgFriction* F, const alcgFric* d_fric, int nfric,
                                               alcgStream* s) {
     ALCG_RANGE("alcg_friction_incidence");
-    int bad = 0, nkey = 4 * nfric;
     alctStatus st;
     if (!s) return ALC_ERR_INVALID_ARG;
     if (!F || nfric < 0 || (nfric > 0 && !d_fric)) {
@@ -313,34 +258,16 @@ extern "C" alctStatus alcg_friction_incidence(alcgFriction* F, const alcgFric* d
                          F->cap);
     }
     F->nfric = -1;
-    // keys (vertex, 4 f + a), sorted: the incidences by vertex, then pair and slot
-    st = alcg_memset(s, F->d_count + 1, 0, sizeof(int));
-    if (st != ALC_OK) return st;
-    if (nfric > 0) {
-        ALCG_LAUNCH(fric_keysKernel, alcg_blocks(nkey, ALCG_BLOCK), ALCG_BLOCK, 0, s->stream,
-                    d_fric, nfric, F->nvert, F->d_keys, F->d_count + 1);
-        ALCG_LAUNCH_CHECK(s);
-        size_t tb = F->tempBytes;
-        st = alcg_sortPairsU64(F->d_keys, NULL, nkey, F->d_temp, &tb, s);
-        if (st != ALC_OK) return st;
-    }
-    // the list and the vertex starts
+    // the incidences by vertex, then pair and slot; out-of-range vertices counted in d_count[1]
     {
-        int nt = nkey > F->nvert + 1 ? nkey : F->nvert + 1;
-        ALCG_LAUNCH(fric_adrKernel, alcg_blocks(nt, ALCG_BLOCK), ALCG_BLOCK, 0, s->stream,
-                    F->d_keys, nkey, F->nvert, F->d_vpAdr, F->d_vpList);
-        ALCG_LAUNCH_CHECK(s);
-    }
-    st = alcg_download(s, &bad, F->d_count + 1, sizeof(int));
-    if (st != ALC_OK) return st;
-    if (bad) {
-        return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "%d stencil vertices outside [0, %d)", bad,
-                         F->nvert);
+        size_t tb = F->tempBytes;
+        st = alcg_incidence_build(d_fric ? d_fric->v : NULL, sizeof(alcgFric) / sizeof(int), nfric,
+                                  F->nvert, F->d_vpAdr, F->d_vpList, F->d_keys, F->d_count + 1,
+                                  F->d_temp, &tb, s);
+        if (st != ALC_OK) return st;
     }
     F->nfric = nfric;
     return ALC_OK;
-fail:
-    return ALC_ERR_CUDA;
 }
 
 extern "C" alctStatus alcg_friction_lag(alcgFriction* F, const alcgPair* d_pairs, int npair,
@@ -424,8 +351,8 @@ extern "C" alctStatus alcg_friction_energy(alcgFriction* F, const alcgFric* d_fr
         ALCG_LAUNCH(fric_energyKernel, nblock, ALCG_BLOCK, 0, s->stream, d_fric, nfric, eps, h2,
                     d_xt, d_pos, F->d_red);
         ALCG_LAUNCH_CHECK(s);
-        ALCG_LAUNCH(fric_sumKernel, 1, ALCG_BLOCK, 0, s->stream, (const double*)F->d_red,
-                    (int)nblock, F->d_scalar);
+        ALCG_LAUNCH(alcg_sumPartialsKernel<double>, 1, ALCG_BLOCK, 0, s->stream,
+                    (const double*)F->d_red, (int)nblock, F->d_scalar);
         ALCG_LAUNCH_CHECK(s);
     }
     if (energy) return alcg_download(s, energy, F->d_scalar, sizeof(double));

@@ -78,6 +78,18 @@ __device__ __forceinline__ T alcg_blockSum(T v, T* smem) {
     return alcg_blockReduce(v, alcgOpSum(), (T)0, smem);
 }
 
+/// ONE block: *d_out = the sum of d_partial[0 .. n) (the per-block partials of a multi-block
+/// reduction), each thread striding over the entries, then alcg_blockSum: a fixed order for a
+/// fixed launch. Launch with grid 1 and a whole-warp block.
+template <typename T>
+__global__ void alcg_sumPartialsKernel(const T* d_partial, int n, T* d_out) {
+    __shared__ T red[ALCG_WARP];
+    T e = 0;
+    for (int b = (int)threadIdx.x; b < n; b += (int)blockDim.x) e += d_partial[b];
+    e = alcg_blockSum(e, red);
+    if (threadIdx.x == 0) *d_out = e;
+}
+
 /// Inclusive prefix sum of v over the lanes of the warp. Every lane must call it.
 __device__ __forceinline__ int alcg_warpScanInclusive(int v) {
     int lane = (int)threadIdx.x % ALCG_WARP;
