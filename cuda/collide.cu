@@ -44,30 +44,29 @@ static alctStatus reserveTemp(alcgCollide* c, size_t need, alcgStream* s) {
     return ALC_OK;
 }
 
-/// (Re)allocate the broad-phase and narrow-phase buffers for ptCap and eeCap pairs.
-static alctStatus allocCandidates(alcgCollide* c, int ptCap, int eeCap, alcgStream* s) {
-    size_t n = (size_t)ptCap + (size_t)eeCap;
-    size_t old = sizeof(int) * 2 * ((size_t)c->ptCap + c->eeCap) +
-                 (2 * sizeof(double) + sizeof(alcgCand)) * ((size_t)c->ptCap + c->eeCap);
-    alcg_free(c->d_bpPT);
-    alcg_free(c->d_bpEE);
+/// (Re)allocate one broad-phase buffer for cap pairs (isEE: the edge-edge one; the other keeps
+/// its contents) and the narrow-phase buffers for both (their contents are not kept).
+static alctStatus allocCandidates(alcgCollide* c, int isEE, int cap, alcgStream* s) {
+    int ptCap = isEE ? c->ptCap : cap, eeCap = isEE ? cap : c->eeCap;
+    size_t oldN = (size_t)c->ptCap + (size_t)c->eeCap, n = (size_t)ptCap + (size_t)eeCap;
+    int** bp = isEE ? &c->d_bpEE : &c->d_bpPT;
+    int* oldCap = isEE ? &c->eeCap : &c->ptCap;
+    alcg_free(*bp);
     alcg_free(c->d_toi);
     alcg_free(c->d_reach);
     alcg_free(c->d_cand);
-    c->d_bpPT = c->d_bpEE = NULL;
+    *bp = NULL;
     c->d_toi = c->d_reach = NULL;
     c->d_cand = NULL;
-    c->bytes -= old;
-    c->ptCap = c->eeCap = 0;
-    alctStatus st = alcg_malloc(s, (void**)&c->d_bpPT, sizeof(int) * 2 * (size_t)ptCap);
-    if (st == ALC_OK) st = alcg_malloc(s, (void**)&c->d_bpEE, sizeof(int) * 2 * (size_t)eeCap);
+    c->bytes -= sizeof(int) * 2 * (size_t)*oldCap + (2 * sizeof(double) + sizeof(alcgCand)) * oldN;
+    *oldCap = 0;
+    alctStatus st = alcg_malloc(s, (void**)bp, sizeof(int) * 2 * (size_t)cap);
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&c->d_toi, sizeof(double) * n);
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&c->d_reach, sizeof(double) * n);
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&c->d_cand, sizeof(alcgCand) * n);
     if (st != ALC_OK) return st;
-    c->ptCap = ptCap;
-    c->eeCap = eeCap;
-    c->bytes += sizeof(int) * 2 * n + (2 * sizeof(double) + sizeof(alcgCand)) * n;
+    *oldCap = cap;
+    c->bytes += sizeof(int) * 2 * (size_t)cap + (2 * sizeof(double) + sizeof(alcgCand)) * n;
     return ALC_OK;
 }
 
@@ -109,7 +108,8 @@ extern "C" alctStatus alcg_collide_make(const alcgSurface* surf, int candCap, in
     if (!c) return ALC_ERR_NOMEM;
     c->surf = *surf;
     alctStatus st = alcg_bvh_make(surf->nsvert, surf->nedge, surf->ntri, &c->bvh, s);
-    if (st == ALC_OK) st = allocCandidates(c, candCap, candCap, s);
+    if (st == ALC_OK) st = allocCandidates(c, 0, candCap, s);
+    if (st == ALC_OK) st = allocCandidates(c, 1, candCap, s);
     if (st == ALC_OK) st = allocPairs(c, pairCap, s);
     if (st != ALC_OK) {
         alcg_collide_free(c);
@@ -156,23 +156,9 @@ static alctStatus query(alcgCollide* c, const alcgBroadInput* in, int isEE, int*
                              "%d %s CCD candidates exceed capacity %d (raise capacity.candidates)",
                              *count, isEE ? "edge-edge" : "point-triangle", cap);
         }
-        // the other buffer's results stay valid: reallocate only after saving them
+        // only this buffer grows: the other one's results stay where they are
         int newCap = *count + *count / 2;
-        int keepN = isEE ? c->ptCap : c->eeCap;
-        int* keep = NULL;
-        int* d_keep = isEE ? c->d_bpPT : c->d_bpEE;
-        keep = (int*)malloc(sizeof(int) * 2 * (size_t)keepN + 1);
-        if (!keep) return ALC_ERR_NOMEM;
-        st = alcg_download(s, keep, d_keep, sizeof(int) * 2 * (size_t)keepN);
-        if (st == ALC_OK) {
-            st = isEE ? allocCandidates(c, c->ptCap, newCap, s)
-                      : allocCandidates(c, newCap, c->eeCap, s);
-        }
-        if (st == ALC_OK) {
-            st =
-                alcg_upload(s, isEE ? c->d_bpPT : c->d_bpEE, keep, sizeof(int) * 2 * (size_t)keepN);
-        }
-        free(keep);
+        st = allocCandidates(c, isEE, newCap, s);
         if (st != ALC_OK) return st;
         *grown = newCap;
     }

@@ -2,6 +2,7 @@
 // candidates (contact_fixture.h).
 #include "contact_fixture.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,4 +167,22 @@ void alct_contactFree(alctContact* c) {
     free(c->cand);
     alct_motionFree(&c->mo);
     memset(c, 0, sizeof *c);
+}
+
+void alct_pairToDevice(const alcrPair* h, alcgPair* d) {
+    memset(d, 0, sizeof *d);
+    d->key = h->key;
+    d->type = h->type;
+    memcpy(d->v, h->v, sizeof d->v);
+    d->lambda = h->lambda;
+    d->gamma = h->gamma;
+    d->d = h->d;
+    memcpy(d->g, h->g, sizeof d->g);
+    d->c = h->c;
+    d->active = h->active;
+}
+
+double alct_relErr(double a, double b, double scale) {
+    double e = fabs(a - b);
+    return scale > 0 ? e / scale : e;
 }

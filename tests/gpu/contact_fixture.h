@@ -4,6 +4,7 @@
 #ifndef ALC_TESTS_GPU_CONTACT_FIXTURE_H_
 #define ALC_TESTS_GPU_CONTACT_FIXTURE_H_
 
+#include "../../cuda/active_set.h"
 #include "../../cuda/ccd_narrow.h"
 #include "alc_internal.h"
 #include "gpu_fixture.h"
@@ -78,5 +79,11 @@ int alct_contactGuardIntact(alctContact* c, int cap);
 
 /// Free what the case holds. NULL-safe on each member.
 void alct_contactFree(alctContact* c);
+
+/// The device layout of a reference pair: every field copied, padding zeroed.
+void alct_pairToDevice(const alcrPair* h, alcgPair* d);
+
+/// |a - b| relative to scale (the error itself when scale is 0).
+double alct_relErr(double a, double b, double scale);
 
 #endif  // ALC_TESTS_GPU_CONTACT_FIXTURE_H_

@@ -12,19 +12,6 @@
 /// Guard entries past the capacity of the merged set.
 #define GUARD 8
 
-static void toDevice(const alcrPair* h, alcgPair* d) {
-    memset(d, 0, sizeof *d);
-    d->key = h->key;
-    d->type = h->type;
-    memcpy(d->v, h->v, sizeof d->v);
-    d->lambda = h->lambda;
-    d->gamma = h->gamma;
-    d->d = h->d;
-    memcpy(d->g, h->g, sizeof d->g);
-    d->c = h->c;
-    d->active = h->active;
-}
-
 /// Every field the merge writes, compared exactly (they are copies or constants).
 static int samePair(const alcgPair* d, const alcrPair* h) {
     return d->key == h->key && d->type == h->type && !memcmp(d->v, h->v, sizeof d->v) &&
@@ -70,7 +57,7 @@ static int mergeCase(alctContact* c, const char* label) {
     // the active set before, on the device
     alcgPair* h0 = (alcgPair*)calloc((size_t)n0 + 1, sizeof(alcgPair));
     ENSURE(h0);
-    for (int p = 0; p < n0; p++) toDevice(&B->pairs[p], &h0[p]);
+    for (int p = 0; p < n0; p++) alct_pairToDevice(&B->pairs[p], &h0[p]);
     // device narrow phase on the reference's candidates
     double minToi = 0;
     int ncand = 0;

@@ -11,6 +11,7 @@
 #include "../test_macros.h"
 #include "alc_internal.h"
 #include "bsr_fixture.h"
+#include "contact_fixture.h"
 #include "gpu_fixture.h"
 #include "ref/backend_ref.h"
 
@@ -58,29 +59,10 @@ static void devFree(Dev* D) {
     alcg_stream_free(&D->s);
 }
 
-static void toDevice(const alcrPair* h, alcgPair* d) {
-    memset(d, 0, sizeof *d);
-    d->key = h->key;
-    d->type = h->type;
-    memcpy(d->v, h->v, sizeof d->v);
-    d->lambda = h->lambda;
-    d->gamma = h->gamma;
-    d->d = h->d;
-    memcpy(d->g, h->g, sizeof d->g);
-    d->c = h->c;
-    d->active = h->active;
-}
-
-/// |a - b| relative to scale (the error itself when scale is 0).
-static double relErr(double a, double b, double scale) {
-    double e = fabs(a - b);
-    return scale > 0 ? e / scale : e;
-}
-
 /// A value within tolerance: bit for bit in the emulation, else AL_RTOL of scale.
 static int agrees(double a, double b, double scale) {
     if (AL_BITWISE) return a == b || (isnan(a) && isnan(b));
-    return relErr(a, b, scale) <= AL_RTOL * alct_tolScale();
+    return alct_relErr(a, b, scale) <= AL_RTOL * alct_tolScale();
 }
 
 static double blockMax(const double* b) {
@@ -119,7 +101,7 @@ static int compareMatrix(const alcrBsr* H, const alcgBsr* D, const double* val, 
             double scale = fmax(blockMax(r), sqrt(blockMax(H->val + 9 * H->diag[i]) *
                                                   blockMax(H->val + 9 * H->diag[j])));
             for (int e = 0; e < 9; e++) {
-                T->worstA = fmax(T->worstA, relErr(val[9 * k + e], r[e], scale));
+                T->worstA = fmax(T->worstA, alct_relErr(val[9 * k + e], r[e], scale));
                 ENSURE_MSG(agrees(val[9 * k + e], r[e], scale),
                            "%s: block (%d, %d) entry %d: %.17g, reference %.17g", label, i, j, e,
                            val[9 * k + e], r[e]);
@@ -156,7 +138,7 @@ static int runCase(alcrBackend* B, double amp, unsigned long long* rng, const ch
     ENSURE(pos && g0 && g && force && hp);
     perturb(B->x, pos, N, amp, rng);
     memcpy(g0, B->g, sizeof(double) * N);
-    for (int p = 0; p < npair; p++) toDevice(&B->pairs[p], &hp[p]);
+    for (int p = 0; p < npair; p++) alct_pairToDevice(&B->pairs[p], &hp[p]);
     // device copies
     Dev D;
     memset(&D, 0, sizeof D);
@@ -190,7 +172,7 @@ static int runCase(alcrBackend* B, double amp, unsigned long long* rng, const ch
         double eref = alcr_contact_energy(B, at[w]), edev = 0, scale = 0;
         for (int p = 0; p < npair; p++) scale += fabs(B->pairE[p]);
         ENSURE_OK(alcg_alContact_energy(&D.C, D.d_pairs, npair, &prm, D.d_x, d_at[w], &edev, s));
-        double rel = relErr(edev, eref, scale);
+        double rel = alct_relErr(edev, eref, scale);
         T->worstE = fmax(T->worstE, rel);
         ENSURE_MSG(rel <= AL_RTOL * alct_tolScale(), "%s: energy %.17g, reference %.17g", label,
                    edev, eref);
@@ -229,7 +211,7 @@ static int runCase(alcrBackend* B, double amp, unsigned long long* rng, const ch
     for (int p = 0; p < npair; p++) {
         const alcrPair* P = &B->pairs[p];
         double scale = fabs(P->d) + fabs(prm.delta) + amp;
-        T->worstC = fmax(T->worstC, relErr(hp[p].c, P->c, scale));
+        T->worstC = fmax(T->worstC, alct_relErr(hp[p].c, P->c, scale));
         ENSURE_MSG(agrees(hp[p].c, P->c, scale), "%s: pair %d c %.17g, reference %.17g", label, p,
                    hp[p].c, P->c);
         ENSURE_MSG(hp[p].active == P->active, "%s: pair %d active %d, reference %d", label, p,
@@ -243,7 +225,7 @@ static int runCase(alcrBackend* B, double amp, unsigned long long* rng, const ch
     double gmax = 0;
     for (size_t i = 0; i < N; i++) gmax = fmax(gmax, fabs(B->g[i]));
     for (size_t i = 0; i < N; i++) {
-        T->worstG = fmax(T->worstG, relErr(g[i], B->g[i], gmax));
+        T->worstG = fmax(T->worstG, alct_relErr(g[i], B->g[i], gmax));
         ENSURE_MSG(agrees(g[i], B->g[i], gmax), "%s: G[%zu] %.17g, reference %.17g", label, i, g[i],
                    B->g[i]);
     }
@@ -264,7 +246,7 @@ static int runCase(alcrBackend* B, double amp, unsigned long long* rng, const ch
     for (int p = 0; p < npair; p++) {
         const alcrPair* P = &B->pairs[p];
         double ls = fabs(P->lambda) + prm.mu * (fabs(P->d) + fabs(prm.delta) + amp);
-        T->worstLam = fmax(T->worstLam, relErr(hp[p].lambda, P->lambda, ls));
+        T->worstLam = fmax(T->worstLam, alct_relErr(hp[p].lambda, P->lambda, ls));
         ENSURE_MSG(agrees(hp[p].lambda, P->lambda, ls), "%s: pair %d lambda %.17g, ref %.17g",
                    label, p, hp[p].lambda, P->lambda);
         ENSURE_MSG(hp[p].gamma == P->gamma, "%s: pair %d gamma %.17g, reference %.17g", label, p,

@@ -32,12 +32,7 @@ static int compareStage(alctContact* c, const char* label, int candCap, int pair
     if (!before) return 0;
     for (int i = 0; i < n0; i++) {
         if (i % 4 == 3) B->pairs[i].gamma = 0.5 * B->cp.removeBelow;
-        const alcrPair* P = &B->pairs[i];
-        before[i].key = P->key;
-        before[i].type = P->type;
-        memcpy(before[i].v, P->v, sizeof P->v);
-        before[i].lambda = P->lambda;
-        before[i].gamma = P->gamma;
+        alct_pairToDevice(&B->pairs[i], &before[i]);
     }
     // the reference: its collect already ran on x0 -> xhat; merge now
     if (alcr_contact_merge(B, &nref) != ALC_OK) {

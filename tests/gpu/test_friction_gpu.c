@@ -10,6 +10,7 @@
 #include "../test_macros.h"
 #include "alc_internal.h"
 #include "bsr_fixture.h"
+#include "contact_fixture.h"
 #include "gpu_fixture.h"
 #include "hd/alcm_friction.h"
 #include "ref/backend_ref.h"
@@ -61,29 +62,10 @@ static void devFree(Dev* D) {
     alcg_stream_free(&D->s);
 }
 
-static void toDevice(const alcrPair* h, alcgPair* d) {
-    memset(d, 0, sizeof *d);
-    d->key = h->key;
-    d->type = h->type;
-    memcpy(d->v, h->v, sizeof d->v);
-    d->lambda = h->lambda;
-    d->gamma = h->gamma;
-    d->d = h->d;
-    memcpy(d->g, h->g, sizeof d->g);
-    d->c = h->c;
-    d->active = h->active;
-}
-
-/// |a - b| relative to scale (the error itself when scale is 0).
-static double relErr(double a, double b, double scale) {
-    double e = fabs(a - b);
-    return scale > 0 ? e / scale : e;
-}
-
 /// A value within tolerance: bit for bit in the emulation, else FR_RTOL of scale.
 static int agrees(double a, double b, double scale) {
     if (FR_BITWISE) return a == b || (isnan(a) && isnan(b));
-    return relErr(a, b, scale) <= FR_RTOL * alct_tolScale();
+    return alct_relErr(a, b, scale) <= FR_RTOL * alct_tolScale();
 }
 
 /// The lagged pairs field by field: integers exactly, the weights (scale: their largest), the
@@ -100,16 +82,16 @@ static int compareLag(const alcrBackend* B, const alcgFric* hf, int nfric, const
         double ws = 0;
         for (int a = 0; a < 4; a++) ws = fmax(ws, fabs(R->w[a]));
         for (int a = 0; a < 4; a++) {
-            T->worstLag = fmax(T->worstLag, relErr(D->w[a], R->w[a], ws));
+            T->worstLag = fmax(T->worstLag, alct_relErr(D->w[a], R->w[a], ws));
             ENSURE_MSG(agrees(D->w[a], R->w[a], ws), "%s: pair %d w[%d] %.17g, reference %.17g",
                        label, f, a, D->w[a], R->w[a]);
         }
         for (int k = 0; k < 6; k++) {
-            T->worstLag = fmax(T->worstLag, relErr(D->T[k], R->T[k], 1));
+            T->worstLag = fmax(T->worstLag, alct_relErr(D->T[k], R->T[k], 1));
             ENSURE_MSG(agrees(D->T[k], R->T[k], 1), "%s: pair %d T[%d] %.17g, reference %.17g",
                        label, f, k, D->T[k], R->T[k]);
         }
-        T->worstLag = fmax(T->worstLag, relErr(D->coef, R->coef, fabs(R->coef)));
+        T->worstLag = fmax(T->worstLag, alct_relErr(D->coef, R->coef, fabs(R->coef)));
         ENSURE_MSG(agrees(D->coef, R->coef, fabs(R->coef)),
                    "%s: pair %d coef %.17g, reference %.17g", label, f, D->coef, R->coef);
     }
@@ -183,7 +165,7 @@ static int runCase(alcrBackend* B, Dev* D, int nfric, double amp, unsigned long 
     ENSURE_MSG(
         alcg_friction_energy(&D->F, D->d_fric, nfric, &fp, D->d_xt, D->d_pos, &edev, s) == ALC_OK,
         "%s: %s", label, s->err);
-    double rel = relErr(edev, eref, fabs(eref));
+    double rel = alct_relErr(edev, eref, fabs(eref));
     T->worstE = fmax(T->worstE, rel);
     ENSURE_MSG(rel <= FR_RTOL * alct_tolScale(), "%s: energy %.17g, reference %.17g", label, edev,
                eref);
@@ -209,7 +191,7 @@ static int runCase(alcrBackend* B, Dev* D, int nfric, double amp, unsigned long 
     for (size_t i = 0; i < N; i++) gs = fmax(gs, fmax(fabs(B->g[i] - g0[i]), fabs(g0[i])));
     for (size_t i = 0; i < N; i++) {
         T->rows += B->g[i] != g0[i];
-        T->worstG = fmax(T->worstG, relErr(g[i], B->g[i], gs));
+        T->worstG = fmax(T->worstG, alct_relErr(g[i], B->g[i], gs));
         ENSURE_MSG(agrees(g[i], B->g[i], gs), "%s: G[%zu] %.17g, reference %.17g", label, i, g[i],
                    B->g[i]);
     }
@@ -228,7 +210,7 @@ static int runCase(alcrBackend* B, Dev* D, int nfric, double amp, unsigned long 
             int changed = 0;
             for (int e = 0; e < 9; e++) {
                 changed |= r[e] != valRef0[9 * (size_t)t + e];
-                T->worstA = fmax(T->worstA, relErr(val[9 * k + e], r[e], as));
+                T->worstA = fmax(T->worstA, alct_relErr(val[9 * k + e], r[e], as));
                 ENSURE_MSG(agrees(val[9 * k + e], r[e], as),
                            "%s: block (%d, %d) entry %d: %.17g, reference %.17g", label, i, j, e,
                            val[9 * k + e], r[e]);
@@ -268,7 +250,7 @@ static int sceneCases(const char* scene, int steps, Tally* T) {
     alcgPair* hp = (alcgPair*)malloc(sizeof(alcgPair) * (size_t)npair);
     alcgFric* hf = (alcgFric*)malloc(sizeof(alcgFric) * (size_t)npair);
     ENSURE(hp && hf);
-    for (int p = 0; p < npair; p++) toDevice(&B->pairs[p], &hp[p]);
+    for (int p = 0; p < npair; p++) alct_pairToDevice(&B->pairs[p], &hp[p]);
     alcr_friction_lag(B);
     ENSURE_MSG(B->nfric > 0, "%s: no friction pair lagged from %d pairs", scene, npair);
 
