@@ -35,6 +35,8 @@ typedef struct alciContactParams_ {
 /// Result of assembleElastic.
 typedef struct alciAssembleOut_ {
     double maxDiag;  // max_i (Hess E)_ii over free DOFs (for Eq. 20)
+    double q99Diag;  // the 99th percentile of the free vertices' largest diagonal entry, within
+                     // a factor 2 above (a power of 2); 0 when the backend does not compute it
     long nblocks;    // 3x3 blocks in the matrix
 } alciAssembleOut;
 
@@ -77,6 +79,13 @@ typedef struct alciBackendOps_ {
     /// Largest r in [0, 1] keeping the line-search tetrahedra above `fraction` of their volume
     /// along XHAT + r P (allTets: every tet; else non-invertible materials only).
     alctStatus (*lineSearchBound)(void* be, double fraction, int allTets, double* rmax);
+    /// Moving boundaries followed within the mesh's reach (issue 14): move the kinematic
+    /// vertices of XHAT (from X when fromX, else from where they are) towards their targets by
+    /// the largest fraction in [0, 1] that keeps the line-search tetrahedra (as lineSearchBound)
+    /// above `fraction` of their volume; a fraction of 1 puts them exactly on their targets.
+    /// *remaining = the largest coordinate distance (m) of a kinematic vertex from its target
+    /// afterwards, 0 when every one is on it (or there are none).
+    alctStatus (*kinPlace)(void* be, double fraction, int allTets, int fromX, double* remaining);
     /// L(XHAT + r P) (Eq. 12 with the slack minimized out).
     alctStatus (*energy)(void* be, double r, double* L);
     /// XHAT += r P; *flips = pairs whose side of c = lambda/mu (active or not) changed

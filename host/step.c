@@ -12,6 +12,10 @@
 #include <math.h>
 #include <string.h>
 
+/// Largest ratio of the diagonal entry that sets mu (Eq. 20) to the 99th percentile of the
+/// vertices' diagonal entries.
+#define ALCI_MU_DIAG_SPREAD 100.0
+
 int alci_frictionOn(const alcModel* m) {
     if (m->opt.frictionDefault > 0) return 1;
     for (int i = 0; i < m->nmat * m->nmat; i++) {
@@ -58,7 +62,8 @@ alctStatus alci_newtonSolve(alcSim* sim, alcData* d, alciSolveOut* out) {
 /// SolveSubproblem, AL paper Algorithm 2: projected Newton on L with a backtracking line search
 /// (full step ends it), then the slack, multiplier and decay updates.
 static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp, int muFromDiag,
-                                  int contact, int nonInvertible, int invAll, int settle) {
+                                  int contact, int nonInvertible, int invAll, int settle,
+                                  double* kinLeft) {
     const alcModel* m = sim->m;
     const alcOption* o = &m->opt;
     const alciBackendOps* ops = sim->be.ops;
@@ -72,9 +77,15 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         alci_tic(&t, &s->time[ALC_TIMER_HESSIAN]);
         st = ops->assembleElastic(be, &aout);
         if (st == ALC_OK && muFromDiag && s->newton == 0) {
-            // mu_init = C max_i (Hess E)_ii, AL paper Eq. 20; penalty ablation scales it
-            cp->mu = o->muScale * aout.maxDiag *
-                     (o->contact == ALC_CONTACT_PENALTY ? o->penaltyScale : 1);
+            // mu_init = C max_i (Hess E)_ii, AL paper Eq. 20; penalty ablation scales it. The
+            // max is taken at most ALCI_MU_DIAG_SPREAD times the 99th percentile: one nearly
+            // degenerate element (J -> 0 under Neo-Hookean) would otherwise set a penalty 1e5
+            // times stiffer than every contact needs, and PCG and the AL stall on it (issue 14)
+            double dmax = aout.maxDiag;
+            if (aout.q99Diag > 0 && dmax > ALCI_MU_DIAG_SPREAD * aout.q99Diag) {
+                dmax = ALCI_MU_DIAG_SPREAD * aout.q99Diag;
+            }
+            cp->mu = o->muScale * dmax * (o->contact == ALC_CONTACT_PENALTY ? o->penaltyScale : 1);
             if (!(cp->mu > 0)) cp->mu = o->muScale;
             ops->setContactParams(be, cp);
         }
@@ -133,9 +144,17 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         // (settle: the last outer step advanced fully), only when no pair changed sides in it,
         // so that the iterates the step ends on solve their piecewise-quadratic model exactly
         // (while the active set is still being explored, that would only cost iterations)
-        if (r == 1 && (flips == 0 || !contact || !settle)) break;
+        int done = r == 1 && (flips == 0 || !contact || !settle);
         // a converged iterate ends it too (p vanishing at rounding level)
-        if (sout.pInf <= 1e-14 * (m->diag > 0 ? m->diag : 1)) break;
+        done |= sout.pInf <= 1e-14 * (m->diag > 0 ? m->diag : 1);
+        if (done && *kinLeft > 0) {
+            // moving boundaries short of their targets follow as far as the relaxed mesh
+            // allows, and the Newton iterations go on from there
+            st = ops->kinPlace(be, o->inversionFraction, invAll, 0, kinLeft);
+            if (st != ALC_OK) return st;
+            continue;
+        }
+        if (done) break;
     }
     // slack, multiplier and decay updates (lines 20-29)
     if (contact) {
@@ -184,6 +203,17 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
     in.gravity = o->gravity;
     st = ops->beginStep(be, &in);
     if (st != ALC_OK) return st;
+    // moving boundaries at their targets in xhat^[0] (§5.3) -- unless that would crush a
+    // protected tetrahedron next to them: then they go as far as it allows now and follow the
+    // mesh in the Newton iterations (a kinematic vertex dragged further in one step than a
+    // sliver beside it is thick otherwise starts the subproblem from an inverted element)
+    double kinLeft = 0;
+    st = ops->kinPlace(be, o->inversionFraction, invAll, 1, &kinLeft);
+    if (st != ALC_OK) return st;
+    if (kinLeft > 0) {
+        alci_log(sim, 2, "step %ld: moving boundaries %.3g m short of their targets in xhat^[0]",
+                 d->step + 1, kinLeft);
+    }
     if (contact) {
         alci_tic(&t, &s->time[ALC_TIMER_CCD]);
         st = ops->linearize(be);
@@ -204,7 +234,7 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
             break;
         }
         st = solveSubproblem(sim, d, &cp, muFromDiag, contact, nonInvertible, invAll,
-                             k > 0 && lastAlpha >= 1);
+                             k > 0 && lastAlpha >= 1, &kinLeft);
         if (st != ALC_OK) return st;
 
         // CCD from x to xhat: pairs with times of impact (Alg. 3) and MaxStepSize
@@ -259,8 +289,10 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
         alci_toc(&t);
         if (st != ALC_OK) return st;
 
-        // beta of Eq. 9 tracks the weight of the first K_min iterates (Alg. 1 lines 14-18)
-        if (k + 1 >= kmin) beta *= 1 - alpha;
+        // beta of Eq. 9 tracks the weight of the first K_min iterates (Alg. 1 lines 14-18);
+        // iterates whose moving boundaries are short of their targets count as early ones, so
+        // that the step ends on iterates that satisfy the boundary conditions (Eq. 21)
+        if (k + 1 >= kmin && kinLeft == 0) beta *= 1 - alpha;
         lastAlpha = alpha;
         k++;
         s->alphaSum += alpha;

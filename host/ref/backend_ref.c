@@ -1,4 +1,5 @@
 // The CPU reference backend: operation table and the simple vector operations of a step.
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -158,6 +159,68 @@ static alctStatus opLineSearchBound(void* be, double fraction, int allTets, doub
     for (int i = 0; i < B->N; i++) B->trial[i] = B->xhat[i] + B->p[i];
     *rmax = alcr_elastic_maxStep(B, B->xhat, B->trial, fraction, allTets);
     leaveThreads(ts);
+    return ALC_OK;
+}
+
+/// Largest fraction in [0, 1] of the move from XHAT to TRIAL that keeps the protected
+/// tetrahedra above `fraction` of their volume.
+static double kinBound(alcrBackend* B, double fraction, int allTets) {
+    ThreadScope ts = enterThreads(B);
+    double theta = alcr_elastic_maxStep(B, B->xhat, B->trial, fraction, allTets);
+    leaveThreads(ts);
+    return theta;
+}
+
+static alctStatus opKinPlace(void* be, double fraction, int allTets, int fromX, double* remaining) {
+    alcrBackend* B = (alcrBackend*)be;
+    const alcModel* m = B->m;
+    int any = 0;
+    for (int v = 0; v < B->n; v++) any |= B->kin[v];
+    *remaining = 0;
+    if (!any) return ALC_OK;
+    if (fromX) {
+        for (int i = 0; i < B->N; i++) B->xhat[i] = B->x[i];
+    }
+    // the kinematic vertices alone onto their targets (AL paper §5.3)
+    for (int i = 0; i < B->N; i++) B->trial[i] = B->kin[i / 3] ? B->kinTarget[i] : B->xhat[i];
+    double theta = kinBound(B, fraction, allTets);
+    if (fromX && theta < 1) {
+        // that would crush an element next to them: a solid body with driven vertices moves
+        // as a whole by their mean displacement instead, and its free vertices stay there
+        for (int b = 0; b < m->nbody; b++) {
+            int v0 = m->body_vertadr[b], nv = m->body_vertnum[b], nk = 0;
+            double u[3] = {0, 0, 0};
+            for (int v = v0; v < v0 + nv; v++) {
+                if (!B->kin[v]) continue;
+                nk++;
+                for (int k = 0; k < 3; k++) u[k] += B->kinTarget[3 * v + k] - B->x[3 * v + k];
+            }
+            if (nk == 0 || nk == nv) continue;
+            for (int v = v0; v < v0 + nv; v++) {
+                for (int k = 0; k < 3; k++) {
+                    if (!B->kin[v]) B->trial[3 * v + k] = B->x[3 * v + k] + u[k] / nk;
+                }
+            }
+        }
+        theta = kinBound(B, fraction, allTets);
+        double f = theta < 1 ? theta : 1;
+        for (int i = 0; i < B->N; i++) {
+            if (!B->kin[i / 3]) B->xhat[i] += f * (B->trial[i] - B->xhat[i]);
+        }
+    }
+    // kinematic vertices: onto their targets, or as far as the elements beside them allow
+    double rem = 0;
+    for (int v = 0; v < B->n; v++) {
+        if (!B->kin[v]) continue;
+        for (int k = 0; k < 3; k++) {
+            int i = 3 * v + k;
+            B->xhat[i] =
+                theta >= 1 ? B->kinTarget[i] : B->xhat[i] + theta * (B->kinTarget[i] - B->xhat[i]);
+            double e = fabs(B->kinTarget[i] - B->xhat[i]);
+            if (e > rem) rem = e;
+        }
+    }
+    *remaining = rem;
     return ALC_OK;
 }
 
@@ -343,6 +406,7 @@ static const alciBackendOps kRefOps = {"ref",
                                        opAssembleContact,
                                        opSolve,
                                        opLineSearchBound,
+                                       opKinPlace,
                                        opEnergy,
                                        opStepXhat,
                                        opAlUpdate,

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/// Bins of the histogram of binary exponents of the diagonal (covers 2^-1050 .. 2^1050).
+#define ALCR_DIAG_BINS 2100
+
 static int cmpInt(const void* a, const void* b) {
     int x = *(const int*)a, y = *(const int*)b;
     return x < y ? -1 : (x > y ? 1 : 0);
@@ -211,16 +214,35 @@ alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out) {
     // max diagonal entry of Hess E over free DOFs (AL paper Eq. 20), from inertia and
     // elasticity: the friction Hessian acts in the tangent plane only and, in its static
     // regime, scales as 1/(h eps_v), which would make mu swing from step to step
+    // and, so that one nearly degenerate element cannot set mu for the whole scene (issue 14:
+    // 6.8e22 on the dolphin), the 99th percentile of the per-vertex largest entry, from a
+    // histogram of binary exponents
     double md = 0;
+    int hist[ALCR_DIAG_BINS] = {0}, nfree = 0;
     for (int i = 0; i < n; i++) {
         if (B->kin[i]) continue;
         const double* dg = A->val + 9 * A->diag[i];
-        for (int k = 0; k < 3; k++) {
-            if (dg[4 * k] > md) md = dg[4 * k];
+        double vd = 0;
+        for (int k = 0; k < 3; k++) vd = dg[4 * k] > vd ? dg[4 * k] : vd;
+        if (vd > md) md = vd;
+        if (!(vd > 0)) continue;
+        int e = 0;
+        frexp(vd, &e);  // vd < 2^e
+        e += ALCR_DIAG_BINS / 2;
+        hist[e < 0 ? 0 : (e >= ALCR_DIAG_BINS ? ALCR_DIAG_BINS - 1 : e)]++;
+        nfree++;
+    }
+    double q99 = 0;
+    for (int b = ALCR_DIAG_BINS - 1, above = 0; b >= 0 && nfree > 0; b--) {
+        above += hist[b];
+        if (above > nfree / 100) {
+            q99 = ldexp(1.0, b - ALCR_DIAG_BINS / 2);
+            break;
         }
     }
     if (B->cp.friction) alcr_friction_assemble(B);
     out->maxDiag = md;
+    out->q99Diag = q99;
     out->nblocks = A->nnzb;
     return ALC_OK;
 }
