@@ -6,7 +6,8 @@
 #   make gpu-test        build and run the GPU tests on a device ("waived" without one)
 #   make emu             build/emu/alcove and build/emu/alcove_gpu_tests: cuda/*.cu on the CPU
 #   make emu-test | emu-bench   the emulated GPU tests alone; the emulation's speed
-#   make bench           run the benchmark table (tools/bench.c) on this machine
+#   make bench           run the benchmark table (tools/bench.c) on this machine; with
+#                        IPC_DIR=<checkout of ipc-sim/IPC> also the IPC paper's small examples
 #   make asan | ubsan | tsan    sanitizer builds (CUDA=0 host, emulated kernels), then the tests
 #   make format | format-check | echo | clean
 #
@@ -252,6 +253,11 @@ gpu-test: all $(GPU_TESTS)
 # the benchmark table on this machine; BENCHFLAGS="--record bench/results" commits a record
 bench: all
 	$(abspath $(ALCOVE)) bench --table $(BENCHFLAGS)
+ifneq ($(IPC_DIR),)
+	tools/ipc-examples.sh $(IPC_DIR) --small --alcove $(ALCOVE) --out $(BUILD)/ipc-examples
+else
+	@echo "bench: the IPC paper's small examples skipped (set IPC_DIR to a checkout of ipc-sim/IPC)"
+endif
 
 # the CPU suite and the emulated kernels (GPU tests in the emulation) under the sanitizers
 asan:

@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,9 +30,12 @@ typedef struct {
 typedef struct {
     int part;
     char name[64];
-    int type;  // 0 fixed, 1 linear, 2 rotate
+    int type;  // 0 fixed, 1 linear, 2 rotate, 3 keyframes (translations only)
     double vel[3], axis[3], center[3], omega, start, end, release;
     int nsel;
+    int whole;         // every vertex of the part: the body's or obstacle's own `motion:`
+    int nkey;          // keyframes
+    double key[4][4];  // time, translation
 } Driver;
 
 typedef struct {
@@ -115,7 +119,7 @@ static int partsBox(const Ctx* c, int solidOnly, int rest, double lo[3], double 
     }
     for (int p = 0; p < c->npart; p++) {
         const Part* P = &c->part[p];
-        if (P->skip || (solidOnly && !P->solid)) continue;
+        if (P->m.nvert == 0 || (solidOnly && (P->skip || !P->solid))) continue;
         double a[3], b[3];
         bbox(rest ? P->rest : P->m.vert, P->m.nvert, a, b);
         for (int k = 0; k < 3; k++) {
@@ -170,6 +174,42 @@ static int compact(alciMesh* m) {
     return 1;
 }
 
+/// The vertices ('v' lines) of a segment (.seg) or point (.pt) file, or of the .obj of the same
+/// stem when it is missing, as IPC falls back. Returns the count read (0: no file), -1: no memory.
+static int readCodimVertices(const char* path, alciMesh* m) {
+    FILE* f = fopen(path, "r");
+    if (!f) {
+        char alt[2100];
+        snprintf(alt, sizeof alt, "%s", path);
+        char* dot = strrchr(alt, '.');
+        if (dot && strlen(dot) < 5) {
+            memcpy(dot, ".obj", 5);
+            f = fopen(alt, "r");
+        }
+    }
+    if (!f) return 0;
+    char line[512];
+    int cap = 0;
+    while (fgets(line, sizeof line, f)) {
+        double x[3];
+        if (line[0] != 'v' || (line[1] != ' ' && line[1] != '\t')) continue;
+        if (sscanf(line + 2, "%lf %lf %lf", &x[0], &x[1], &x[2]) != 3) continue;
+        if (m->nvert == cap) {
+            cap = cap ? 2 * cap : 16;
+            double* nv = (double*)realloc(m->vert, sizeof(double) * 3 * (size_t)cap);
+            if (!nv) {
+                fclose(f);
+                return -1;
+            }
+            m->vert = nv;
+        }
+        memcpy(m->vert + 3 * m->nvert, x, sizeof x);
+        m->nvert++;
+    }
+    fclose(f);
+    return m->nvert;
+}
+
 /// Read shape i and apply its own transform: x = R (s * p) + t.
 static int readShape(Ctx* c, int i, alctStatus* st) {
     alciIpcShape* sh = &c->s->shape[i];
@@ -178,15 +218,20 @@ static int readShape(Ctx* c, int i, alctStatus* st) {
     char path[2100], merr[1024];
     snprintf(path, sizeof path, "%s", sh->resolved);
     if (!strcmp(ext, ".seg") || !strcmp(ext, ".pt")) {
-        alci_ipc_message(c->s,
-                         "%s:%d: warning: shape %d (%s) is codimensional (%s): alcove simulates "
-                         "solids only; not imported",
-                         c->s->path, sh->line, i, sh->path,
-                         !strcmp(ext, ".seg") ? "segments" : "points");
+        // not imported, but its vertices count in IPC's boxes (`size`, the scripts' handles)
         P->skip = 1;
-        return 1;
-    }
-    if (!strcmp(ext, ".obj")) {
+        int got = readCodimVertices(sh->resolved, &P->m);
+        if (got < 0) return failf(c, st, ALC_ERR_NOMEM, "out of memory");
+        if (sh->matrixIndex == 0)
+            alci_ipc_message(c->s,
+                             "%s:%d: warning: shape %d (%s%s) is codimensional (%s): alcove "
+                             "simulates solids only; not imported%s",
+                             c->s->path, sh->line, i, sh->path,
+                             sh->matrixCount > 1 ? ", every copy of its shapeMatrix" : "",
+                             !strcmp(ext, ".seg") ? "segments" : "points",
+                             got ? "" : " (its file cannot be read: left out of the scene's box)");
+        if (!got) return 1;
+    } else if (!strcmp(ext, ".obj")) {
         P->solid = 0;
     } else if (!strcmp(ext, ".msh") || !strcmp(ext, ".node") || !strcmp(ext, ".ele")) {
         P->solid = 1;
@@ -197,18 +242,18 @@ static int readShape(Ctx* c, int i, alctStatus* st) {
         return failf(c, st, ALC_ERR_SCENE, "%s:%d: shape %d: unsupported mesh format '%s'",
                      c->s->path, sh->line, i, ext);
     }
-    alctStatus s = alci_mesh_read(path, &P->m, merr, sizeof merr);
-    if (s != ALC_OK)
-        return failf(c, st, s == ALC_ERR_IO ? ALC_ERR_SCENE : s, "%s:%d: shape %d: %s", c->s->path,
-                     sh->line, i, merr);
-    if (P->solid) {
-        if (P->m.ntet == 0)
+    if (!P->skip) {
+        alctStatus s = alci_mesh_read(path, &P->m, merr, sizeof merr);
+        if (s != ALC_OK)
+            return failf(c, st, s == ALC_ERR_IO ? ALC_ERR_SCENE : s, "%s:%d: shape %d: %s",
+                         c->s->path, sh->line, i, merr);
+        if (P->solid && P->m.ntet == 0)
             return failf(c, st, ALC_ERR_SCENE, "%s:%d: shape %d: %s has no tetrahedra", c->s->path,
                          sh->line, i, path);
-        if (!compact(&P->m)) return failf(c, st, ALC_ERR_NOMEM, "out of memory");
-    } else if (P->m.ntri == 0) {
-        return failf(c, st, ALC_ERR_SCENE, "%s:%d: shape %d: %s has no triangles", c->s->path,
-                     sh->line, i, path);
+        if (P->solid && !compact(&P->m)) return failf(c, st, ALC_ERR_NOMEM, "out of memory");
+        if (!P->solid && P->m.ntri == 0)
+            return failf(c, st, ALC_ERR_SCENE, "%s:%d: shape %d: %s has no triangles", c->s->path,
+                         sh->line, i, path);
     }
     int n = P->m.nvert;
     P->local = (double*)malloc(sizeof(double) * 3 * (size_t)n);
@@ -246,7 +291,9 @@ static void placeScene(Ctx* c, alciIpcResult* res) {
     alciIpcScript* s = c->s;
     double lo[3], hi[3];
     for (int p = 0; p < c->npart; p++)
-        memcpy(c->part[p].rest, c->part[p].m.vert, sizeof(double) * 3 * (size_t)c->part[p].m.nvert);
+        if (c->part[p].m.nvert > 0)
+            memcpy(c->part[p].rest, c->part[p].m.vert,
+                   sizeof(double) * 3 * (size_t)c->part[p].m.nvert);
     if (s->rotDeg != 0) {
         // IPC rotates about half the extent (not the box centre); `size` below removes the offset
         partsBox(c, 0, 0, lo, hi);
@@ -254,7 +301,7 @@ static void placeScene(Ctx* c, alciIpcResult* res) {
         axisRotation(s->rotAxis, s->rotDeg * M_PI / 180, R);
         for (int p = 0; p < c->npart; p++) {
             Part* P = &c->part[p];
-            for (int v = 0; !P->skip && v < P->m.nvert; v++) {
+            for (int v = 0; v < P->m.nvert; v++) {
                 double d[3], q[3];
                 for (int k = 0; k < 3; k++) d[k] = P->m.vert[3 * v + k] - ctr[k];
                 mulRv(R, d, q);
@@ -276,7 +323,7 @@ static void placeScene(Ctx* c, alciIpcResult* res) {
         for (int k = 0; k < 3; k++) res->shift[k] = -f * lo[k];
         for (int p = 0; p < c->npart; p++) {
             Part* P = &c->part[p];
-            for (int i = 0; !P->skip && i < 3 * P->m.nvert; i++) {
+            for (int i = 0; i < 3 * P->m.nvert; i++) {
                 P->m.vert[i] = f * P->m.vert[i] + res->shift[i % 3];
                 P->rest[i] = f * P->rest[i] + res->shift[i % 3];
             }
@@ -385,7 +432,330 @@ static int shapeDbcs(Ctx* c) {
     return 1;
 }
 
-/// The scripts: twist, dragright, DCOFix, fall, null; anything else is named.
+// ---- the DCO and handle scripts (AnimScripter::initAnimScript, stepAnimScript) --------------
+
+/// A driver on every vertex of part p: written as the body's or obstacle's own `motion:`. *out is
+/// NULL for a part that is not imported (codimensional segments or points, already warned).
+/// Returns 0 when out of memory.
+static int wholeDriver(Ctx* c, int p, const char* name, Driver** out) {
+    *out = NULL;
+    Part* P = &c->part[p];
+    if (P->skip || P->m.nvert == 0) return 1;
+    Driver* d;
+    if (!addDriver(c, p, name, &d)) return 0;
+    int id = c->ndrv - 1;
+    for (int v = 0; v < P->m.nvert; v++) P->driver[v] = id;
+    d->nsel = P->m.nvert;
+    d->whole = 1;
+    *out = d;
+    return 1;
+}
+
+/// Scripts that drive some shapes clear IPC's list of fixed vertices first, so the surface shapes
+/// from index `from` on that they do not drive become free: alcove keeps them fixed.
+static void noteFreedSurfaces(Ctx* c, int from) {
+    alciIpcScript* s = c->s;
+    int n = 0, first = -1;
+    for (int p = from; p < c->npart; p++)
+        if (!c->part[p].skip && !c->part[p].solid) {
+            if (first < 0) first = p;
+            n++;
+        }
+    if (n)
+        alci_ipc_message(
+            s,
+            "%s:%d: note: script %s leaves %d surface shape(s) (from shape %d) free in "
+            "IPC; alcove keeps them as fixed obstacles",
+            s->path, s->scriptLine, s->script, n, first);
+}
+
+/// Whether |x - thr| is within rounding of the threshold (IPC's own rounding then decides).
+static int nearTie(double x, double thr) {
+    return fabs(x - thr) <= 1e-9 * fmax(1.0, fabs(thr));
+}
+
+/// DCORotCylinders: shapes 0-3 turn at constant angular velocity about the centre of their own
+/// bounding box (taken at the start): pi/2 rad/s about +x, -x, then -z, +z (MCOAngVel).
+static int scriptRotCylinders(Ctx* c) {
+    alciIpcScript* s = c->s;
+    static const int axis[4] = {0, 0, 2, 2};
+    static const double omega[4] = {0.5 * M_PI, -0.5 * M_PI, -0.5 * M_PI, 0.5 * M_PI};
+    if (c->npart < 5)
+        alci_ipc_message(s,
+                         "%s:%d: warning: script DCORotCylinders expects at least 5 shapes (4 "
+                         "turning, then the simulated ones); there are %d",
+                         s->path, s->scriptLine, c->npart);
+    for (int p = 0; p < 4 && p < c->npart; p++) {
+        Driver* d;
+        if (!wholeDriver(c, p, "rotcylinder", &d)) return 0;
+        if (!d) continue;
+        double lo[3], hi[3];
+        bbox(c->part[p].m.vert, c->part[p].m.nvert, lo, hi);
+        d->type = 2;
+        d->axis[axis[p]] = 1;
+        d->omega = omega[p];
+        for (int k = 0; k < 3; k++) d->center[k] = 0.5 * (lo[k] + hi[k]);
+    }
+    noteFreedSurfaces(c, 4);
+    return 1;
+}
+
+/// DCOSquash6: shapes 0-5 move at 1 m/s along +x, -x, +y, -y, +z, -z. At the start of every step
+/// IPC reverses all six when (min x of shape 1) - (max x of shape 0) < 0.1. The reversals are
+/// found here by stepping that test as IPC does; one reversal becomes keyframes.
+static int scriptSquash6(Ctx* c, const alciIpcResult* res) {
+    alciIpcScript* s = c->s;
+    int line = s->scriptLine, steps = res->steps;
+    double dt = s->dt;
+    if (c->npart < 7)
+        alci_ipc_message(s,
+                         "%s:%d: warning: script DCOSquash6 expects at least 7 shapes (6 moving, "
+                         "then the simulated ones); there are %d",
+                         s->path, line, c->npart);
+    // the reversals over the run
+    int flips = 0, kflip = -1, tie = 0;
+    if (c->npart >= 2 && c->part[0].m.nvert && c->part[1].m.nvert) {
+        double lo[3], hi[3], lo1[3], hi1[3];
+        bbox(c->part[0].m.vert, c->part[0].m.nvert, lo, hi);
+        bbox(c->part[1].m.vert, c->part[1].m.nvert, lo1, hi1);
+        double a = hi[0], b = lo1[0], sign = 1;
+        for (int k = 0; k < steps; k++) {
+            if (b - a < 0.1) {
+                sign = -sign;
+                if (!flips++) kflip = k;
+            }
+            if (nearTie(b - a, 0.1)) tie = 1;
+            a += sign * dt;
+            b -= sign * dt;
+        }
+    } else {
+        alci_ipc_message(s,
+                         "%s:%d: warning: script DCOSquash6: shapes 0 and 1 are needed for the "
+                         "reversal test; the walls are imported without reversal",
+                         s->path, line);
+    }
+    double T = kflip * dt, tEnd = steps * dt;
+    for (int p = 0; p < 6 && p < c->npart; p++) {
+        Driver* d;
+        if (!wholeDriver(c, p, "squash", &d)) return 0;
+        if (!d) continue;
+        double v[3] = {0, 0, 0};
+        v[p / 2] = p % 2 ? -1 : 1;
+        if (flips >= 2) {
+            d->type = 0;
+        } else if (flips == 0 || kflip == 0) {
+            d->type = 1;
+            for (int k = 0; k < 3; k++) d->vel[k] = flips ? -v[k] : v[k];
+        } else {
+            d->type = 3;
+            d->nkey = 3;
+            d->key[1][0] = T;
+            d->key[2][0] = tEnd;
+            for (int k = 0; k < 3; k++) {
+                d->key[1][1 + k] = v[k] * T;
+                d->key[2][1 + k] = v[k] * (2 * T - tEnd);
+            }
+        }
+    }
+    if (flips >= 2)
+        alci_ipc_message(s,
+                         "%s:%d: warning: script DCOSquash6: the walls start less than 0.1 + 2 dt "
+                         "apart, so IPC reverses them every step (they jitter in place); imported "
+                         "as fixed",
+                         s->path, line);
+    else if (flips == 1)
+        alci_ipc_message(s,
+                         "%s:%d: note: script DCOSquash6: the reversal time %.9g s (step %d) was "
+                         "computed from the initial gap between shapes 0 and 1 (closing at 2 m/s, "
+                         "IPC's test gap < 0.1 at the start of each step of %g s); the walls are "
+                         "keyframed%s",
+                         s->path, line, T, kflip, dt,
+                         tie ? "; the gap meets 0.1 within rounding, so IPC's own rounding may "
+                               "reverse one step apart"
+                             : "");
+    else
+        alci_ipc_message(s,
+                         "%s:%d: note: script DCOSquash6: computed from the initial gap between "
+                         "shapes 0 and 1, the walls do not reverse within the run (%d steps)",
+                         s->path, line, steps);
+    noteFreedSurfaces(c, 6);
+    return 1;
+}
+
+/// DCOSqueezeOut: every surface shape is fixed but shape 0, which moves at -0.3 m/s along y while
+/// (max y of shape 0) > bmin + (bmax - bmin) / 3.8 * 0.9, with [bmin, bmax] the y range of shape 1
+/// (tested at the start of each step): a `linear` motion with the stop time found by stepping.
+static int scriptSqueezeOut(Ctx* c, const alciIpcResult* res) {
+    alciIpcScript* s = c->s;
+    int line = s->scriptLine, steps = res->steps;
+    if (c->npart < 1 || c->part[0].solid) {
+        alci_ipc_message(s,
+                         "%s:%d: warning: script DCOSqueezeOut moves shape 0 only when it is a "
+                         "surface shape; nothing moves",
+                         s->path, line);
+        return 1;
+    }
+    Part* top = &c->part[0];
+    if (top->skip) return 1;  // not imported: warned with the shape
+    double lo[3], hi[3], thr = -INFINITY;
+    bbox(top->m.vert, top->m.nvert, lo, hi);
+    int bounded = c->npart > 1 && !c->part[1].solid && c->part[1].m.nvert > 0;
+    if (bounded) {
+        double blo[3], bhi[3];
+        bbox(c->part[1].m.vert, c->part[1].m.nvert, blo, bhi);
+        thr = blo[1] + (bhi[1] - blo[1]) / 3.8 * 0.9;
+    }
+    double y = hi[1], yPrev = y;
+    int n = 0;
+    while (n < steps && y > thr) {
+        yPrev = y;
+        y -= 0.3 * s->dt;
+        n++;
+    }
+    int tie = bounded && (nearTie(y, thr) || nearTie(yPrev, thr));
+    Driver* d;
+    if (!wholeDriver(c, 0, "squeeze", &d)) return 0;
+    d->type = n > 0 ? 1 : 0;
+    d->vel[1] = n > 0 ? -0.3 : 0;
+    if (n > 0 && n < steps) d->end = n * s->dt;
+    if (!bounded)
+        alci_ipc_message(s,
+                         "%s:%d: warning: script DCOSqueezeOut: shape 1 is not a surface shape, so "
+                         "IPC has no stop height: shape 0 moves down for the whole run",
+                         s->path, line);
+    else
+        alci_ipc_message(s,
+                         "%s:%d: note: script DCOSqueezeOut: shape 0 moves at -0.3 m/s along y "
+                         "and stops at %.9g s (step %d), computed from its top %.9g m and the stop "
+                         "height %.9g m of shape 1%s; IPC's current source starts the minimum of "
+                         "shape 1 at -inf, which makes its test always false (the plane never "
+                         "moves): the importer follows the paper's version of the script",
+                         s->path, line, n * s->dt, n, hi[1], thr,
+                         tie ? " (met within rounding: IPC may stop a step apart)" : "");
+    return 1;
+}
+
+/// pushRightMost1: the first vertex in IPC's order whose x exceeds max x - 1e-3 x range is pushed
+/// at -0.15 m/s along x for the whole run; every other vertex is free.
+static int scriptPushRightMost(Ctx* c) {
+    alciIpcScript* s = c->s;
+    double lo[3], hi[3];
+    partsBox(c, 0, 0, lo, hi);  // IPC's mesh.V: every shape, codimensional ones included
+    double thr = hi[0] - 1e-3 * (hi[0] - lo[0]);
+    for (int p = 0; p < c->npart; p++) {
+        Part* P = &c->part[p];
+        for (int v = 0; v < P->m.nvert; v++) {
+            if (!(P->m.vert[3 * v] > thr)) continue;
+            if (P->skip || !P->solid) {
+                alci_ipc_message(s,
+                                 "%s:%d: warning: script pushRightMost1: the pushed vertex is on "
+                                 "%s shape %d, which alcove does not move; no driver written",
+                                 s->path, s->scriptLine, P->skip ? "codimensional" : "surface", p);
+            } else {
+                Driver* d;
+                if (!addDriver(c, p, "push", &d)) return 0;
+                P->driver[v] = c->ndrv - 1;
+                d->nsel = 1;
+                d->type = 1;
+                d->vel[0] = -0.15;
+            }
+            noteFreedSurfaces(c, 0);
+            return 1;
+        }
+    }
+    return 1;
+}
+
+/// stretchAndPause: vertices within 1% of the x range of the left end move at -1 m/s along x, of
+/// the right end at +1 m/s, while the last left one (IPC's turning point) has x >= -0.28 at the
+/// start of a step; then they are held. `linear` motions with the stop time found by stepping.
+static int scriptStretchAndPause(Ctx* c, const alciIpcResult* res) {
+    alciIpcScript* s = c->s;
+    int line = s->scriptLine, steps = res->steps;
+    double lo[3], hi[3];
+    partsBox(c, 0, 0, lo, hi);  // IPC's mesh.V: every shape, codimensional ones included
+    double range = hi[0] - lo[0];
+    double left = lo[0] + range * 0.01, right = hi[0] - range * 0.01;
+    int turnPart = -1, turnVert = -1;
+    for (int p = 0; p < c->npart; p++)
+        for (int v = 0; v < c->part[p].m.nvert; v++)
+            if (c->part[p].m.vert[3 * v] < left) {
+                turnPart = p;
+                turnVert = v;
+            }
+    if (turnPart < 0) return 1;
+    double x = c->part[turnPart].m.vert[3 * turnVert], xPrev = x;
+    int n = 0;
+    while (n < steps && x >= -0.28) {
+        xPrev = x;
+        x -= s->dt;
+        n++;
+    }
+    int tie = nearTie(x, -0.28) || nearTie(xPrev, -0.28), onSurface = 0;
+    for (int p = 0; p < c->npart; p++) {
+        Part* P = &c->part[p];
+        if (P->skip) continue;
+        for (int side = 0; side < 2; side++) {
+            Driver* d;
+            if (!addDriver(c, p, side ? "stretch_right" : "stretch_left", &d)) return 0;
+            int id = c->ndrv - 1;
+            for (int v = 0; v < P->m.nvert; v++) {
+                double px = P->m.vert[3 * v];
+                int sel = side ? !(px < left) && px > right : px < left;
+                if (!sel) continue;
+                if (!P->solid) {
+                    onSurface = 1;
+                    continue;
+                }
+                P->driver[v] = id;
+                d->nsel++;
+            }
+            d->type = n > 0 ? 1 : 0;
+            d->vel[0] = n > 0 ? (side ? 1 : -1) : 0;
+            if (n > 0 && n < steps) d->end = n * s->dt;
+            if (d->nsel == 0) c->ndrv--;
+        }
+    }
+    if (onSurface)
+        alci_ipc_message(s,
+                         "%s:%d: warning: script stretchAndPause: handle vertices on surface "
+                         "shapes are not moved (obstacles stay fixed)",
+                         s->path, line);
+    alci_ipc_message(s,
+                     "%s:%d: note: script stretchAndPause: the handles stop at %.9g s (step %d), "
+                     "when IPC's turning vertex (vertex %d of shape %d, x = %.9g m) passes x = "
+                     "-0.28 m, computed by stepping IPC's test%s",
+                     s->path, line, n * s->dt, n, turnVert, turnPart,
+                     c->part[turnPart].m.vert[3 * turnVert],
+                     tie ? " (met within rounding: IPC may stop a step apart)" : "");
+    noteFreedSurfaces(c, 0);
+    return 1;
+}
+
+/// DCOBallHitWall: surface shapes fixed; every simulated vertex starts at v m/s along x (the
+/// script's first parameter, 1000 m/s without one; AnimScripter::initVelocity).
+static void scriptBallHitWall(Ctx* c) {
+    alciIpcScript* s = c->s;
+    double v = 1000;
+    if (s->nparam > 0 && s->param[0] == s->param[0]) v = s->param[0];
+    if (s->nparam == 0)
+        alci_ipc_message(s,
+                         "%s:%d: note: script DCOBallHitWall without parameters: IPC's default "
+                         "initial velocity 1000 m/s along x",
+                         s->path, s->scriptLine);
+    for (int p = 0; p < c->npart; p++) {
+        if (c->part[p].skip || !c->part[p].solid) continue;
+        alciIpcShape* sh = &s->shape[p];
+        sh->hasInitVel = 1;
+        sh->initLV[0] = v;
+        sh->initLV[1] = sh->initLV[2] = 0;
+        sh->initAV[0] = sh->initAV[1] = sh->initAV[2] = 0;
+    }
+}
+
+/// The scripts: twist, dragright, DCOFix, fall, null, and the paper's DCOBallHitWall,
+/// DCORotCylinders, DCOSquash6, DCOSqueezeOut, pushRightMost1, stretchAndPause (above); anything
+/// else is named.
 static int scriptMotions(Ctx* c, alciIpcResult* res) {
     alciIpcScript* s = c->s;
     const char* sc = s->script;
@@ -406,8 +776,7 @@ static int scriptMotions(Ctx* c, alciIpcResult* res) {
                        (hi[2] - lo[2]) * (hi[2] - lo[2]));
         res->lift = dy;
         for (int p = 0; p < c->npart; p++)
-            for (int v = 0; !c->part[p].skip && v < c->part[p].m.nvert; v++)
-                c->part[p].m.vert[3 * v + 1] += dy;
+            for (int v = 0; v < c->part[p].m.nvert; v++) c->part[p].m.vert[3 * v + 1] += dy;
     }
     if (ndbc && strcmp(sc, "null") != 0)
         alci_ipc_message(s,
@@ -433,6 +802,15 @@ static int scriptMotions(Ctx* c, alciIpcResult* res) {
     }
     if (!strcmp(sc, "null")) return shapeDbcs(c);
     if (!strcmp(sc, "DCOFix") || !strcmp(sc, "fallNoShift")) return 1;
+    if (!strcmp(sc, "DCOBallHitWall")) {
+        scriptBallHitWall(c);
+        return 1;
+    }
+    if (!strcmp(sc, "DCORotCylinders")) return scriptRotCylinders(c);
+    if (!strcmp(sc, "DCOSquash6")) return scriptSquash6(c, res);
+    if (!strcmp(sc, "DCOSqueezeOut")) return scriptSqueezeOut(c, res);
+    if (!strcmp(sc, "pushRightMost1")) return scriptPushRightMost(c);
+    if (!strcmp(sc, "stretchAndPause")) return scriptStretchAndPause(c, res);
     if (!strcmp(sc, "fall")) {
         if (nobjShapes)
             alci_ipc_message(s,
@@ -601,12 +979,65 @@ static void vec(alciFile* f, const double* x) {
     alci_file_printf(f, "]");
 }
 
+/// The motion map of a driver: {type: ..., ...}.
+static void writeMotion(alciFile* f, const Driver* d) {
+    static const char* const types[] = {"fixed", "linear", "rotate", "keyframes"};
+    alci_file_printf(f, "{type: %s", types[d->type]);
+    if (d->type == 1 || d->type == 2) {
+        alci_file_printf(f, ", velocity: ");
+        vec(f, d->vel);
+    }
+    if (d->type == 2) {
+        alci_file_printf(f, ", axis: ");
+        vec(f, d->axis);
+        alci_file_printf(f, ", center: ");
+        vec(f, d->center);
+        alci_file_printf(f, ", angular_speed: ");
+        num(f, d->omega);
+    }
+    if (d->type == 3) {
+        alci_file_printf(f, ", keys: [");
+        for (int i = 0; i < d->nkey; i++) {
+            alci_file_printf(f, "%s{time: ", i ? ", " : "");
+            num(f, d->key[i][0]);
+            alci_file_printf(f, ", position: ");
+            vec(f, d->key[i] + 1);
+            alci_file_printf(f, "}");
+        }
+        alci_file_printf(f, "]");
+    }
+    if (d->type != 3 && d->start > 0) {
+        alci_file_printf(f, ", start: ");
+        num(f, d->start);
+    }
+    if (d->type != 3 && isfinite(d->end)) {
+        alci_file_printf(f, ", end: ");
+        num(f, d->end);
+    }
+    if (isfinite(d->release)) {
+        alci_file_printf(f, ", release: ");
+        num(f, d->release);
+    }
+    alci_file_printf(f, "}\n");
+}
+
+/// The part's own `motion:` (a driver on all its vertices), if any.
+static void writeWholeMotion(alciFile* f, const Ctx* c, int p) {
+    for (int k = 0; k < c->ndrv; k++) {
+        const Driver* d = &c->drv[k];
+        if (d->part != p || d->nsel == 0 || !d->whole) continue;
+        alci_file_printf(f, "    motion: ");
+        writeMotion(f, d);
+        return;
+    }
+}
+
 static void writeDrivers(alciFile* f, const Ctx* c, int p) {
     const Part* P = &c->part[p];
     int any = 0;
     for (int k = 0; k < c->ndrv; k++) {
         const Driver* d = &c->drv[k];
-        if (d->part != p || d->nsel == 0) continue;
+        if (d->part != p || d->nsel == 0 || d->whole) continue;
         if (!any) alci_file_printf(f, "    drivers:\n");
         any = 1;
         alci_file_printf(f, "      - name: %s\n        select: {indices: [", d->name);
@@ -620,35 +1051,8 @@ static void writeDrivers(alciFile* f, const Ctx* c, int p) {
                              v);
             n++;
         }
-        alci_file_printf(f, "]}\n        motion: {type: %s",
-                         d->type == 0   ? "fixed"
-                         : d->type == 1 ? "linear"
-                                        : "rotate");
-        if (d->type >= 1) {
-            alci_file_printf(f, ", velocity: ");
-            vec(f, d->vel);
-        }
-        if (d->type == 2) {
-            alci_file_printf(f, ", axis: ");
-            vec(f, d->axis);
-            alci_file_printf(f, ", center: ");
-            vec(f, d->center);
-            alci_file_printf(f, ", angular_speed: ");
-            num(f, d->omega);
-        }
-        if (d->start > 0) {
-            alci_file_printf(f, ", start: ");
-            num(f, d->start);
-        }
-        if (isfinite(d->end)) {
-            alci_file_printf(f, ", end: ");
-            num(f, d->end);
-        }
-        if (isfinite(d->release)) {
-            alci_file_printf(f, ", release: ");
-            num(f, d->release);
-        }
-        alci_file_printf(f, "}\n");
+        alci_file_printf(f, "]}\n        motion: ");
+        writeMotion(f, d);
     }
 }
 
@@ -808,6 +1212,7 @@ static int writeScene(Ctx* c, const alciIpcImportDef* def, alciIpcResult* res, a
             vec(&f, sh->initAV);
             alci_file_printf(&f, "\n");
         }
+        writeWholeMotion(&f, c, p);
         writeDrivers(&f, c, p);
         res->nbody++;
     }
@@ -820,6 +1225,7 @@ static int writeScene(Ctx* c, const alciIpcImportDef* def, alciIpcResult* res, a
         alci_file_printf(&f,
                          "  - name: %s\n    mesh: {file: %s_meshes/%s.obj}\n    material: mat\n",
                          P->name, def->name, P->name);
+        writeWholeMotion(&f, c, p);
         res->nobstacle++;
     }
     double lo[3], hi[3];

@@ -31,6 +31,8 @@ typedef struct {
     double initAV[3];     ///< initial angular velocity (rad/s)
     int ndbc;             ///< Dirichlet conditions
     alciIpcDbc dbc[8];    ///< at most 8 per shape
+    int matrixCount;      ///< copies of its `shapeMatrix` (0: a `shape`/`shapes` line)
+    int matrixIndex;      ///< which copy (0 .. matrixCount-1)
 } alciIpcShape;
 
 /// A collision object: `halfSpace`, `ground` or `meshCO`.
@@ -58,6 +60,8 @@ typedef struct {
     int gravity;         ///< 0 after `turnOffGravity`
     char script[64];     ///< `script` name ("null" by default)
     int scriptLine;      ///< its line
+    int nparam;          ///< script parameters (`script NAME N P1 .. PN`), at most 8 kept
+    double param[8];     ///< the parameters
     double selfFric;     ///< `selfFric`
     double rotAxis[3];   ///< `rotateModel` axis
     double rotDeg;       ///< `rotateModel` angle (degrees)

@@ -226,6 +226,70 @@ static int shapeLine(Reader* r, const char* root, alciIpcShape** out) {
     return shapeExtras(r, sh, r->s->nshape - 1);
 }
 
+/// `shapeMatrix TYPE NX NY NZ [X Y Z]` and on the next line `PATH DX DY DZ RX RY RZ SX SY SZ
+/// [material RHO E NU]` (src/Config.cpp): NX x NY x NZ copies, copy (i, j, k) translated to
+/// (X + i DX, Y + j DY, Z + k DZ), in the order i, then j, then k (k fastest).
+static int shapeMatrix(Reader* r, const char* root) {
+    alciIpcScript* s = r->s;
+    double v[9];
+    if (r->ntok - r->pos < 4) return fail(r, "'shapeMatrix' expects TYPE NX NY NZ [X Y Z]");
+    r->pos++;  // type
+    if (!numbers(r, "shapeMatrix", "TYPE NX NY NZ [X Y Z]", 3, v)) return 0;
+    int cnt[3];
+    for (int k = 0; k < 3; k++) {
+        cnt[k] = (int)v[k];
+        if (cnt[k] != v[k] || cnt[k] < 0 || cnt[k] > 100000)
+            return fail(r, "'shapeMatrix': NX NY NZ must be counts");
+    }
+    double origin[3] = {0, 0, 0};
+    if (r->pos < r->ntok && r->tok[r->pos][0] != '#' &&
+        !numbers(r, "shapeMatrix", "TYPE NX NY NZ [X Y Z]", 3, origin))
+        return 0;
+    extraTokens(r, "shapeMatrix");
+    long total = (long)cnt[0] * cnt[1] * cnt[2];
+    if (total > 100000) return fail(r, "'shapeMatrix': more than 100000 copies");
+    if (r->cur + 1 >= r->nline) return fail(r, "'shapeMatrix' expects a shape line below it");
+    loadLine(r, r->cur + 1);  // IPC takes the next line as it is
+    if (r->ntok == 0 || r->tok[0][0] == '#')
+        return fail(r, "'shapeMatrix' expects PATH DX DY DZ RX RY RZ SX SY SZ on this line");
+    const char* what = "PATH DX DY DZ RX RY RZ SX SY SZ";
+    char path[1024];
+    snprintf(path, sizeof path, "%s", r->tok[r->pos++]);
+    if (!numbers(r, "shapeMatrix", what, 9, v)) return 0;
+    double mat[3] = {NAN, NAN, NAN};
+    if (r->pos < r->ntok && !strcmp(r->tok[r->pos], "material")) {
+        r->pos++;
+        if (!numbers(r, "shapeMatrix", "material DENSITY E NU", 3, mat)) return 0;
+    }
+    extraTokens(r, "shapeMatrix");
+    int first = s->nshape;
+    for (int i = 0; i < cnt[0]; i++)
+        for (int j = 0; j < cnt[1]; j++)
+            for (int k = 0; k < cnt[2]; k++) {
+                alciIpcShape* sh;
+                if (!addShape(r, &sh)) return 0;
+                snprintf(sh->path, sizeof sh->path, "%s", path);
+                if (s->nshape - 1 == first)
+                    resolve(s->path, root, path, sh->resolved, sizeof sh->resolved);
+                else
+                    memcpy(sh->resolved, s->shape[first].resolved, sizeof sh->resolved);
+                const int idx[3] = {i, j, k};
+                for (int a = 0; a < 3; a++) {
+                    sh->trans[a] = origin[a] + v[a] * idx[a];
+                    sh->rot[a] = v[3 + a];
+                    sh->scale[a] = v[6 + a];
+                    sh->mat[a] = mat[a];
+                }
+                sh->matrixCount = (int)total;
+                sh->matrixIndex = s->nshape - 1 - first;
+            }
+    if (total == 0)
+        alci_ipc_message(s, "%s:%d: warning: 'shapeMatrix' with a zero count adds no shape",
+                         s->path, r->cur + 1);
+    r->pos = r->ntok;
+    return 1;
+}
+
 static int addCO(Reader* r, alciIpcCO** out) {
     alciIpcScript* s = r->s;
     alciIpcCO* nc = (alciIpcCO*)realloc(s->co, sizeof *nc * (size_t)(s->nco + 1));
@@ -300,10 +364,27 @@ static int keyword(Reader* r, const char* root, char* solver, size_t solverSz) {
         if (r->pos >= r->ntok) return fail(r, "'script' expects a script name");
         snprintf(s->script, sizeof s->script, "%s", r->tok[r->pos++]);
         s->scriptLine = line;
-        if (r->pos < r->ntok)
-            alci_ipc_message(s, "%s:%d: warning: script parameters after '%s' are ignored", s->path,
-                             line, s->script);
-        r->pos = r->ntok;
+        // IPC reads `script NAME [FOLDER] [N P1 .. PN]` (the folder for meshSeqFromFile only)
+        if (!strcmp(s->script, "meshSeqFromFile") && r->pos < r->ntok) r->pos++;
+        double n = 0;
+        if (r->pos < r->ntok && isNumber(r->tok[r->pos], &n) && n == (int)n && n > 0) {
+            r->pos++;
+            double p;
+            for (int i = 0; i < (int)n && r->pos < r->ntok && isNumber(r->tok[r->pos], &p); i++) {
+                r->pos++;
+                if (s->nparam < 8) s->param[s->nparam++] = p;
+            }
+            if (s->nparam < (int)n && s->nparam < 8)
+                alci_ipc_message(s, "%s:%d: warning: script %s: %d parameters announced, %d given",
+                                 s->path, line, s->script, (int)n, s->nparam);
+            if (strcmp(s->script, "DCOBallHitWall") != 0)
+                alci_ipc_message(s,
+                                 "%s:%d: note: script %s takes no parameters (IPC uses them for "
+                                 "DCOBallHitWall only); ignored, as IPC does",
+                                 s->path, line, s->script);
+        } else if (r->pos < r->ntok && isNumber(r->tok[r->pos], &n)) {
+            r->pos++;  // a count of 0
+        }
     } else if (!strcmp(kw, "shape")) {
         if (r->ntok - r->pos < 2) return fail(r, "'shape' expects TYPE PATH");
         r->pos++;  // type
@@ -325,11 +406,7 @@ static int keyword(Reader* r, const char* root, char* solver, size_t solverSz) {
             i++;
         }
     } else if (!strcmp(kw, "shapeMatrix")) {
-        alci_ipc_message(
-            s, "%s:%d: warning: 'shapeMatrix' is not supported; its shapes are not imported",
-            s->path, line);
-        if (r->cur + 1 < r->nline) loadLine(r, r->cur + 1);
-        r->pos = r->ntok;
+        if (!shapeMatrix(r, root)) return 0;
     } else if (!strcmp(kw, "tol")) {
         if (!numbers(r, kw, "N", 1, v)) return 0;
         double t[1] = {0};

@@ -1,6 +1,7 @@
 // IPC script importer (host/ipc_script.c, host/ipc_import.c): hand-written scripts and tiny meshes
 // in a temporary folder; transforms (IPC's rotation order), size scaling, tolerances relative to
 // the diagonal, scripted motions, warnings and file:line errors. Needs no IPC checkout.
+#include "alc_internal.h"
 #include "ipc_import.h"
 #include "mesh.h"
 #include "model_xmacro.h"
@@ -208,14 +209,15 @@ ALC_TEST(import_ipc_warnings) {
     char err[1024] = "";
     writeFile("input/seg.seg", "v 0 0 0\nv 1 0 0\nl 1 2\n");
     alctStatus st = importScript("warn.txt",
-                                 "energy FCR\nfooBar 3\nscript DCOSquash6\nzoom 2\nshapes input 2\n"
+                                 "energy FCR\nfooBar 3\nscript DCOVerschoorRoller\nzoom 2\n"
+                                 "shapes input 2\n"
                                  "input/tet.msh 0 0 0  0 0 0  1 1 1\n"
                                  "input/seg.seg 0 2 0  0 0 0  1 1 1\n",
                                  &s, &res, err, sizeof err);
     ENSURE_MSG(st == ALC_OK, "%s", err);
     ENSURE(hasMessage(&s, "warn.txt:2: warning", "fooBar"));
     ENSURE(!hasMessage(&s, "warn.txt:1:", NULL));
-    ENSURE(hasMessage(&s, "warn.txt:3: warning", "DCOSquash6"));
+    ENSURE(hasMessage(&s, "warn.txt:3: warning", "DCOVerschoorRoller is not supported"));
     ENSURE(hasMessage(&s, "warn.txt:4: note", "zoom"));
     ENSURE(hasMessage(&s, "warn.txt:7: warning", "codimensional"));
     int n = s.nmsg;
@@ -260,5 +262,347 @@ ALC_TEST(import_ipc_malformed_line) {
     alci_ipc_freeScript(&s);
     ENSURE(st == ALC_ERR_SCENE);
     ENSURE_MSG(strstr(err, "bad3.txt:2: shape 0:") != NULL, "%s", err);
+    return ALC_TEST_PASS;
+}
+
+// ---- the scripted motions of the paper's examples ------------------------------------------
+
+/// Load OUT/name.yaml written by importScript.
+static alcModel* loadImported(const char* name, char* err, int errsz) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/out/%s.yaml", tmpDir(), name);
+    alcModel* m = NULL;
+    if (alc_loadScene(path, NULL, &m, err, errsz) != ALC_OK) return NULL;
+    return m;
+}
+
+/// Index of the body (solid or obstacle) named name, -1 if none.
+static int bodyNamed(const alcModel* m, const char* name) {
+    for (int b = 0; b < m->nbody; b++)
+        if (!strcmp(m->names + m->body_nameadr[b], name)) return b;
+    return -1;
+}
+
+/// Displacement at time t of vertex v from its initial position (the drivers' target).
+static void driverOffset(const alcModel* m, int v, double t, double out[3]) {
+    double* target = (double*)calloc((size_t)m->nvert * 3, sizeof(double));
+    unsigned char* mask = (unsigned char*)calloc((size_t)m->nvert, 1);
+    alci_driver_eval(m, t, NULL, NULL, target, mask);
+    for (int k = 0; k < 3; k++)
+        out[k] = mask[v] ? target[3 * v + k] - m->vert_x0[3 * v + k] : (double)NAN;
+    free(target);
+    free(mask);
+}
+
+ALC_TEST(import_ipc_rot_cylinders) {
+    // DCORotCylinders: shapes 0-3 turn at pi/2 rad/s about +x, -x, -z, +z through the centre of
+    // their own box; the triangle's box is [0,1] x [0,0] x [0,1] before its translation
+    alciIpcScript s;
+    alciIpcResult res;
+    char err[1024] = "";
+    alctStatus st = importScript("rotcyl.txt",
+                                 "script DCORotCylinders\nturnOffGravity\nshapes input 5\n"
+                                 "input/tri.obj 0 0 0  0 0 0  1 1 1\n"
+                                 "input/tri.obj 0 2 0  0 0 0  1 1 1\n"
+                                 "input/tri.obj 0 4 0  0 0 0  1 1 1\n"
+                                 "input/tri.obj 0 6 0  0 0 0  1 1 1\n"
+                                 "input/tet.msh 5 0 0  0 0 0  1 1 1\n",
+                                 &s, &res, err, sizeof err);
+    ENSURE_MSG(st == ALC_OK, "%s", err);
+    ENSURE(!hasMessage(&s, "warning", NULL));
+    alci_ipc_freeScript(&s);
+    ENSURE(res.nbody == 1 && res.nobstacle == 4 && res.ndriver == 4);
+    alcModel* m = loadImported("rotcyl", err, sizeof err);
+    ENSURE_MSG(m, "%s", err);
+    const int axis[4] = {0, 0, 2, 2};
+    const double omega[4] = {M_PI / 2, -M_PI / 2, -M_PI / 2, M_PI / 2};
+    for (int i = 0; i < 4; i++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "s%02d_tri", i);
+        int b = bodyNamed(m, nm);
+        ENSURE(b >= 0 && m->body_type[b] == ALC_BODY_OBSTACLE && m->body_vertnum[b] == 3);
+        for (int j = 0; j < 3; j++) {
+            int v = m->body_vertadr[b] + j, k = m->vert_driver[v];
+            ENSURE(k >= 0 && m->driver_type[k] == ALC_DRIVER_ROTATE);
+            const double* prm = m->driver_param + ALC_DRIVER_NPARAM * k;
+            for (int a = 0; a < 3; a++) ENSURE_NEAR(prm[ALC_DP_AXIS + a], a == axis[i], 1e-15);
+            ENSURE_NEAR(prm[ALC_DP_OMEGA], omega[i], 1e-12);
+            ENSURE_NEAR(prm[ALC_DP_CENTER], 0.5, 1e-15);
+            ENSURE_NEAR(prm[ALC_DP_CENTER + 1], 2.0 * i, 1e-15);
+            ENSURE_NEAR(prm[ALC_DP_CENTER + 2], 0.5, 1e-15);
+        }
+    }
+    // after 1 s shape 0 has turned a quarter about +x: its vertex (0,0,1) -> centre + Rx(90) (-0.5,
+    // 0, 0.5) = (0, -0.5, 0.5); shape 3 about +z: (1, 6, 0) -> (0.5, 6, 0.5) + Rz(90) (0.5, 0,
+    // -0.5) = (0.5, 6.5, 0)
+    double d[3];
+    driverOffset(m, m->body_vertadr[bodyNamed(m, "s00_tri")] + 2, 1.0, d);
+    ENSURE_NEAR(d[0], 0, 1e-12);
+    ENSURE_NEAR(d[1], -0.5, 1e-12);
+    ENSURE_NEAR(d[2], -0.5, 1e-12);
+    driverOffset(m, m->body_vertadr[bodyNamed(m, "s03_tri")] + 1, 1.0, d);
+    ENSURE_NEAR(d[0], -0.5, 1e-12);
+    ENSURE_NEAR(d[1], 0.5, 1e-12);
+    ENSURE_NEAR(d[2], 0, 1e-12);
+    int b = bodyNamed(m, "s04_tet");
+    for (int j = 0; j < 4; j++) ENSURE(m->vert_driver[m->body_vertadr[b] + j] < 0);
+    alc_deleteModel(m);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(import_ipc_squash6_reversal) {
+    // DCOSquash6: walls 0-5 at 1 m/s along +x, -x, +y, -y, +z, -z; the gap between wall 0 (max x
+    // 1) and wall 1 (min x 2.03) is 1.03 and closes by 0.1 a step (dt 0.05): it is first below 0.1
+    // at the start of step 10, so every wall turns back at t = 0.5 s
+    alciIpcScript s;
+    alciIpcResult res;
+    char err[1024] = "";
+    alctStatus st =
+        importScript("squash.txt",
+                     "script DCOSquash6\ntime 1.2 0.05\nturnOffGravity\nshapes input 7\n"
+                     "input/tri.obj 0 0 0  0 0 0  1 1 1\n"
+                     "input/tri.obj 2.03 0 0  0 0 0  1 1 1\n"
+                     "input/tri.obj 0 -3 0  0 0 0  1 1 1\n"
+                     "input/tri.obj 0 3 0  0 0 0  1 1 1\n"
+                     "input/tri.obj 0 0 -3  0 0 0  1 1 1\n"
+                     "input/tri.obj 0 0 3  0 0 0  1 1 1\n"
+                     "input/tet.msh 1.2 0.5 0.5  0 0 0  0.3 0.3 0.3\n",
+                     &s, &res, err, sizeof err);
+    ENSURE_MSG(st == ALC_OK, "%s", err);
+    ENSURE(hasMessage(&s, "squash.txt:1: note", "reversal time 0.5 s (step 10)"));
+    ENSURE(hasMessage(&s, "squash.txt:1: note", "computed from the initial gap"));
+    ENSURE(!hasMessage(&s, "warning", NULL));
+    alci_ipc_freeScript(&s);
+    ENSURE(res.steps == 24 && res.nobstacle == 6 && res.ndriver == 6);
+    alcModel* m = loadImported("squash", err, sizeof err);
+    ENSURE_MSG(m, "%s", err);
+    for (int i = 0; i < 6; i++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "s%02d_tri", i);
+        int b = bodyNamed(m, nm);
+        ENSURE(b >= 0);
+        int v = m->body_vertadr[b], k = m->vert_driver[v];
+        ENSURE(k >= 0 && m->driver_type[k] == ALC_DRIVER_KEYFRAMES && m->driver_keynum[k] == 3);
+        double sign = i % 2 ? -1 : 1;
+        // closing until 0.5 s, then opening at the same speed until the run's end (1.2 s)
+        const double t[4] = {0.25, 0.5, 0.75, 1.2}, want[4] = {0.25, 0.5, 0.25, -0.2};
+        for (int j = 0; j < 4; j++) {
+            double d[3];
+            driverOffset(m, v + 1, t[j], d);
+            for (int a = 0; a < 3; a++) ENSURE_NEAR(d[a], a == i / 2 ? sign * want[j] : 0.0, 1e-12);
+        }
+    }
+    alc_deleteModel(m);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(import_ipc_squeeze_out) {
+    // DCOSqueezeOut: the top triangle (max y 1) moves down at 0.3 m/s while its top is above
+    // bmin + (bmax - bmin) / 3.8 * 0.9 of shape 1 (turned upright: y in [-1, 0]), i.e.
+    // -0.7631...: 0.03 m a step (dt 0.1), it moves in steps 0..58 and stops at 5.9 s
+    alciIpcScript s;
+    alciIpcResult res;
+    char err[1024] = "";
+    alctStatus st = importScript("squeeze.txt",
+                                 "script DCOSqueezeOut\ntime 10 0.1\nshapes input 3\n"
+                                 "input/tri.obj 0 1 0  0 0 0  1 1 1\n"
+                                 "input/tri.obj 0 0 0  90 0 0  1 1 1\n"
+                                 "input/tet.msh 5 0 0  0 0 0  1 1 1\n",
+                                 &s, &res, err, sizeof err);
+    ENSURE_MSG(st == ALC_OK, "%s", err);
+    ENSURE(hasMessage(&s, "squeeze.txt:1: note", "stops at 5.9 s (step 59)"));
+    alci_ipc_freeScript(&s);
+    ENSURE(res.ndriver == 1 && res.nobstacle == 2);
+    alcModel* m = loadImported("squeeze", err, sizeof err);
+    ENSURE_MSG(m, "%s", err);
+    int top = bodyNamed(m, "s00_tri"), bottom = bodyNamed(m, "s01_tri");
+    ENSURE(top >= 0 && bottom >= 0);
+    int k = m->vert_driver[m->body_vertadr[top]];
+    ENSURE(k >= 0 && m->driver_type[k] == ALC_DRIVER_LINEAR);
+    const double* prm = m->driver_param + ALC_DRIVER_NPARAM * k;
+    ENSURE_NEAR(prm[ALC_DP_VEL], 0, 1e-15);
+    ENSURE_NEAR(prm[ALC_DP_VEL + 1], -0.3, 1e-15);
+    ENSURE_NEAR(prm[ALC_DP_END], 5.9, 1e-12);
+    double d[3];
+    driverOffset(m, m->body_vertadr[top], 8.0, d);
+    ENSURE_NEAR(d[1], -0.3 * 5.9, 1e-12);
+    // shape 1 stays fixed: an obstacle without motion
+    k = m->vert_driver[m->body_vertadr[bottom]];
+    ENSURE(k < 0 || m->driver_type[k] == ALC_DRIVER_FIXED);
+    alc_deleteModel(m);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(import_ipc_push_right_most) {
+    // pushRightMost1: of the vertices with x > max x - 1e-3 x range (the bar's x = 1 end), the
+    // first in IPC's order (shapes in script order) is pushed at -0.15 m/s along x for the whole
+    // run: bar vertex 1; IPC frees the surface shape, alcove keeps it fixed (noted)
+    alciIpcScript s;
+    alciIpcResult res;
+    char err[1024] = "";
+    alctStatus st = importScript("push.txt",
+                                 "script pushRightMost1\nshapes input 2\n"
+                                 "input/tri.obj -3 0 0  0 0 0  1 1 1\n"
+                                 "input/bar.msh 0 0 0  0 0 0  1 1 1\n",
+                                 &s, &res, err, sizeof err);
+    ENSURE_MSG(st == ALC_OK, "%s", err);
+    ENSURE(hasMessage(&s, "push.txt:1: note", "leaves 1 surface shape(s) (from shape 0) free"));
+    alci_ipc_freeScript(&s);
+    ENSURE(res.ndriver == 1);
+    alcModel* m = loadImported("push", err, sizeof err);
+    ENSURE_MSG(m, "%s", err);
+    int b = bodyNamed(m, "s01_bar");
+    ENSURE(b >= 0);
+    for (int j = 0; j < 8; j++) {
+        int v = m->body_vertadr[b] + j, k = m->vert_driver[v];
+        ENSURE((k >= 0) == (j == 1));
+        if (k < 0) continue;
+        ENSURE(m->driver_type[k] == ALC_DRIVER_LINEAR);
+        const double* prm = m->driver_param + ALC_DRIVER_NPARAM * k;
+        ENSURE_NEAR(prm[ALC_DP_VEL], -0.15, 1e-15);
+        ENSURE(isinf(prm[ALC_DP_END]) && isinf(prm[ALC_DP_RELEASE]));
+    }
+    alc_deleteModel(m);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(import_ipc_stretch_and_pause) {
+    // stretchAndPause: vertices within 1% of the x range of either end (the bar at x 0.1 .. 1.1)
+    // move apart at 1 m/s; IPC stops them once its turning vertex (the last left one, x 0.1)
+    // is below x = -0.28 at the start of a step: steps 0..7 move (dt 0.05), held from 0.4 s
+    alciIpcScript s;
+    alciIpcResult res;
+    char err[1024] = "";
+    alctStatus st = importScript("stretch.txt",
+                                 "script stretchAndPause\ntime 1 0.05\nshapes input 1\n"
+                                 "input/bar.msh 0.1 0 0  0 0 0  1 1 1\n",
+                                 &s, &res, err, sizeof err);
+    ENSURE_MSG(st == ALC_OK, "%s", err);
+    ENSURE(hasMessage(&s, "stretch.txt:1: note", "stop at 0.4 s (step 8)"));
+    ENSURE(hasMessage(&s, "stretch.txt:1: note", "vertex 7 of shape 0"));
+    alci_ipc_freeScript(&s);
+    ENSURE(res.ndriver == 2);
+    alcModel* m = loadImported("stretch", err, sizeof err);
+    ENSURE_MSG(m, "%s", err);
+    int nleft = 0, nright = 0;
+    for (int v = 0; v < 8; v++) {
+        int k = m->vert_driver[v];
+        ENSURE(k >= 0 && m->driver_type[k] == ALC_DRIVER_LINEAR);
+        const double* prm = m->driver_param + ALC_DRIVER_NPARAM * k;
+        int left = m->vert_x0[3 * v] < 0.5;
+        nleft += left;
+        nright += !left;
+        ENSURE_NEAR(prm[ALC_DP_VEL], left ? -1 : 1, 1e-15);
+        ENSURE_NEAR(prm[ALC_DP_END], 0.4, 1e-12);
+        double d[3];
+        driverOffset(m, v, 0.9, d);
+        ENSURE_NEAR(d[0], left ? -0.4 : 0.4, 1e-12);
+    }
+    ENSURE(nleft == 4 && nright == 4);
+    alc_deleteModel(m);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(import_ipc_ball_hit_wall) {
+    // DCOBallHitWall N V: surface shapes fixed, every simulated vertex starts at V m/s along x;
+    // without parameters IPC's default 1000 m/s (noted)
+    alciIpcScript s;
+    alciIpcResult res;
+    char err[1024] = "";
+    alctStatus st = importScript("ball.txt",
+                                 "script DCOBallHitWall 1 5\nturnOffGravity\nshapes input 2\n"
+                                 "input/tet.msh 0 0 0  0 0 0  1 1 1\n"
+                                 "input/tri.obj 3 0 0  0 0 0  1 1 1\n",
+                                 &s, &res, err, sizeof err);
+    ENSURE_MSG(st == ALC_OK, "%s", err);
+    ENSURE(s.nparam == 1 && s.param[0] == 5);
+    ENSURE(!hasMessage(&s, "warning", NULL) && !hasMessage(&s, "1000", NULL));
+    alci_ipc_freeScript(&s);
+    ENSURE(res.ndriver == 0 && res.nobstacle == 1);
+    alcModel* m = loadImported("ball", err, sizeof err);
+    ENSURE_MSG(m, "%s", err);
+    int b = bodyNamed(m, "s00_tet");
+    for (int j = 0; j < 4; j++) {
+        const double* v0 = m->vert_v0 + 3 * (m->body_vertadr[b] + j);
+        ENSURE_NEAR(v0[0], 5, 1e-12);
+        ENSURE_NEAR(v0[1], 0, 1e-12);
+        ENSURE_NEAR(v0[2], 0, 1e-12);
+    }
+    alc_deleteModel(m);
+    st = importScript("ball2.txt",
+                      "script DCOBallHitWall\nshapes input 1\ninput/tet.msh 0 0 0  0 0 0  1 1 1\n",
+                      &s, &res, err, sizeof err);
+    ENSURE_MSG(st == ALC_OK, "%s", err);
+    ENSURE(hasMessage(&s, "ball2.txt:1: note", "1000 m/s"));
+    alci_ipc_freeScript(&s);
+    // parameters of other scripts are read and ignored, as IPC does
+    st = importScript("param.txt",
+                      "script DCOFix 2 1 2\nshapes input 1\ninput/tet.msh 0 0 0  0 0 0  1 1 1\n",
+                      &s, &res, err, sizeof err);
+    ENSURE_MSG(st == ALC_OK, "%s", err);
+    ENSURE(s.nparam == 2 && hasMessage(&s, "param.txt:1: note", "takes no parameters"));
+    ENSURE(!hasMessage(&s, "warning", NULL));
+    alci_ipc_freeScript(&s);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(import_ipc_shape_matrix) {
+    // shapeMatrix input NX NY NZ X Y Z: copy (i, j, k) of the next line's shape is translated by
+    // (X + i DX, Y + j DY, Z + k DZ), k fastest; each copy is a body with the line's material
+    alciIpcScript s;
+    alciIpcResult res;
+    char err[1024] = "";
+    alctStatus st = importScript("matrix.txt",
+                                 "script DCOFix\nturnOffGravity\n"
+                                 "shapeMatrix input 2 1 3  0.5 0 0\n"
+                                 "input/tet.msh 2 9 2  0 0 0  0.5 0.5 0.5  material 500 2e5 0.3\n"
+                                 "shapes input 1\ninput/tri.obj 0 -1 0  0 0 0  4 4 4\n",
+                                 &s, &res, err, sizeof err);
+    ENSURE_MSG(st == ALC_OK, "%s", err);
+    ENSURE(s.nshape == 7 && s.shape[0].matrixCount == 6 && s.shape[5].matrixIndex == 5);
+    ENSURE(s.shape[0].line == 4 && s.shape[6].line == 6);
+    ENSURE(!hasMessage(&s, "warning", NULL));
+    alci_ipc_freeScript(&s);
+    ENSURE(res.nbody == 6 && res.nobstacle == 1);
+    alcModel* m = loadImported("matrix", err, sizeof err);
+    ENSURE_MSG(m, "%s", err);
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < 3; k++) {
+            char nm[32];
+            snprintf(nm, sizeof nm, "s%02d_tet", 3 * i + k);
+            int b = bodyNamed(m, nm);
+            ENSURE(b >= 0 && m->body_type[b] == ALC_BODY_SOLID);
+            const double* x = m->vert_x0 + 3 * m->body_vertadr[b];
+            ENSURE_NEAR(x[0], 0.5 + 2 * i, 1e-15);
+            ENSURE_NEAR(x[1], 0, 1e-15);
+            ENSURE_NEAR(x[2], 2 * k, 1e-15);
+            // the second vertex (1, 0, 0) scaled by 0.5
+            ENSURE_NEAR(x[3], 1.0 + 2 * i, 1e-15);
+            ENSURE_NEAR(m->mat_density[m->body_mat[b]], 500, 1e-9);
+        }
+    alc_deleteModel(m);
+    // codimensional copies are not imported (one warning for the whole matrix), but their
+    // vertices count in `size`'s box, as in IPC: segments at x = 0, 2, 4 (length 1) make the
+    // extent 5, so size 1 scales by 0.2
+    writeFile("input/edge.seg", "v 0 0 0\nv 1 0 0\ns 1 2\n");
+    st = importScript("matrix2.txt",
+                      "script DCOFix\nsize 1\nshapes input 1\ninput/tet.msh 0 0 0  0 0 0  1 1 1\n"
+                      "shapeMatrix input 3 1 1\ninput/edge.seg 2 0 0  0 0 0  1 1 1\n",
+                      &s, &res, err, sizeof err);
+    ENSURE_MSG(st == ALC_OK, "%s", err);
+    int nwarn = 0;
+    for (int i = 0; i < s.nmsg; i++) nwarn += strstr(s.msg[i], "codimensional") != NULL;
+    ENSURE(nwarn == 1 && hasMessage(&s, "matrix2.txt:6: warning", "every copy"));
+    alci_ipc_freeScript(&s);
+    ENSURE(res.nbody == 1 && res.nobstacle == 0);
+    ENSURE_NEAR(res.scaleFactor, 0.2, 1e-15);
+    // a malformed copy line names its line
+    st = importScript("matrix3.txt",
+                      "shapes input 1\ninput/tet.msh 0 0 0  0 0 0  1 1 1\n"
+                      "shapeMatrix input 2 2 2\ninput/tet.msh 1 1\n",
+                      &s, &res, err, sizeof err);
+    alci_ipc_freeScript(&s);
+    ENSURE(st == ALC_ERR_SCENE);
+    ENSURE_MSG(strstr(err, "matrix3.txt:4: 'shapeMatrix' expects") != NULL, "%s", err);
     return ALC_TEST_PASS;
 }
