@@ -119,7 +119,7 @@ for script in "$IPC_DIR"/input/paperExamples/*.txt; do
         END { if (n) printf "%d|%.2f|%.3g|%.0f (%d)|%d", n, nw / n, t / n, ca / n, cm, cap;
               else printf "0|-|-|-|-" }' "$run/stats.csv" 2>/dev/null)
     IFS='|' read -r n nw ts cc cap <<< "$stats"
-    tets=$(grep -m1 -o '[0-9]* tetrahedra' "$run.log" | cut -d' ' -f1)
+    tets=$(grep -m1 -o '[0-9]* tetrahedra' "$run.check" | cut -d' ' -f1)
     [ -n "$missing" ] && verdict="$verdict; importer: $missing"
     row="| $name | ${tets:--} | $n | $nw | $ts | $cc | $cap | $verdict | $ipcT | $ipcN |"
     echo "$row" | tee -a "$TABLE"
