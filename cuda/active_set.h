@@ -7,6 +7,7 @@
 
 #include "alcg_stream.h"
 #include "ccd_narrow.h"
+#include "hd/alcm_pairstate.h"
 
 #include "alc/alc_types.h"
 
@@ -16,19 +17,9 @@
 extern "C" {
 #endif
 
-/// An active contact pair with its AL state and its linearization at X (twin of alcrPair, the
-/// same fields in the same order).
-typedef struct alcgPair_ {
-    long long key;  ///< ALC_PAIR_KEY(type, a, b) (hd/alcm_pair.h); C is sorted by it
-    int type;       ///< ALC_PAIR_PT or ALC_PAIR_EE
-    int v[4];       ///< stencil vertices: PT {p, t0, t1, t2}; EE {a0, a1, b0, b1}
-    double lambda;  ///< multiplier (IP units, >= 0)
-    double gamma;   ///< decay factor
-    double d;       ///< distance at X (m)
-    double g[12];   ///< grad d at X (dimensionless)
-    double c;       ///< constraint value at the last evaluated XHAT (scratch)
-    int active;     ///< c < lambda / mu at the last assembly
-} alcgPair;
+/// An active contact pair with its AL state and its linearization at X: the layout the
+/// reference backend uses too (hd/alcm_pairstate.h).
+typedef alcmPair alcgPair;
 
 /// UpdateActiveSet, AL paper Alg. 3, as alcr_contact_merge: the new pairs are the candidates
 /// whose key is not in C; a new pair is kept when its toi equals the earliest toi among the new

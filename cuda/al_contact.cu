@@ -167,13 +167,7 @@ static __global__ void alContact_forceKernel(const alcgPair* d_pairs, int npair,
     int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     if (p >= npair) return;
     const alcgPair& P = d_pairs[p];
-    double f;
-    if (prm.penalty) {
-        double c = P.d - prm.delta;  // the penalty model has no multipliers: mu (-c)_+
-        f = c < 0 ? -P.gamma * prm.mu * c : 0;
-    } else {
-        f = P.lambda > 0 ? P.lambda : 0;
-    }
+    double f = alcm_pair_normalForce(P.lambda, P.gamma, P.d, prm.penalty, prm.mu, prm.delta);
     d_force[p] = f;
 }
 

@@ -27,15 +27,8 @@
 extern "C" {
 #endif
 
-/// A lagged friction pair (twin of alcrFric, the same fields in the same order).
-typedef struct alcgFric_ {
-    long long key;  ///< key of the active pair it was lagged from
-    int type;       ///< ALC_PAIR_PT or ALC_PAIR_EE
-    int v[4];       ///< stencil vertices
-    double w[4];    ///< relative-displacement weights: r = sum_a w[a] (x_a - xt_a)
-    double T[6];    ///< tangent basis, two unit columns (3 x 2, column-major)
-    double coef;    ///< mu_f * F (N): friction coefficient times lagged normal force
-} alcgFric;
+/// A lagged friction pair: the layout the reference backend uses too (hd/alcm_pairstate.h).
+typedef alcmFric alcgFric;
 
 /// The friction coefficients of the model's material pairs (device copies of the alcModel
 /// arrays of the same names).

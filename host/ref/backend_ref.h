@@ -5,6 +5,7 @@
 
 #include "alc_internal.h"
 #include "hd/alcm_pair.h"
+#include "hd/alcm_pairstate.h"
 #include "ref/broad_ref.h"
 #include "ref/bsr_ref.h"
 
@@ -14,18 +15,8 @@ enum { ALCR_PT = ALC_PAIR_PT, ALCR_EE = ALC_PAIR_EE };
 /// Sort key of a pair: kind, then primitive indices (PT: surface vertex, triangle; EE: edges).
 #define ALCR_KEY(type, a, b) ALC_PAIR_KEY(type, a, b)
 
-/// An active contact pair with its AL state and its linearization at X.
-typedef struct alcrPair_ {
-    long long key;  // ALCR_KEY
-    int type;       // ALCR_PT or ALCR_EE
-    int v[4];       // PT: point, triangle; EE: edge a, edge b
-    double lambda;  // multiplier (IP units, >= 0)
-    double gamma;   // decay factor
-    double d;       // distance at X (m)
-    double g[12];   // grad d at X
-    double c;       // constraint value at the last evaluated xhat (scratch)
-    int active;     // c < lambda/mu at the last assembly (its Hessian is in the matrix)
-} alcrPair;
+/// An active contact pair (hd/alcm_pairstate.h: one layout with the CUDA modules).
+typedef alcmPair alcrPair;
 
 /// A barrier constraint of the IPC model: a PT or EE pair within dhat, with its distance type.
 typedef struct alcrIpcPair_ {
@@ -43,15 +34,8 @@ typedef struct alcrCand_ {
     double toi;
 } alcrCand;
 
-/// Lagged friction pair (AL paper Appendix A, IPC §5): fixed during a step.
-typedef struct alcrFric_ {
-    long long key;  // key of the active pair it was lagged from (0 under the IPC model)
-    int type;       // ALCR_PT or ALCR_EE
-    int v[4];
-    double w[4];  // relative-displacement weights: r = sum_a w[a] (x_a - xt_a)
-    double T[6];  // tangent basis, two unit columns (3 x 2, column-major)
-    double coef;  // mu_f * F (N): friction coefficient times lagged normal force
-} alcrFric;
+/// A lagged friction pair (hd/alcm_pairstate.h).
+typedef alcmFric alcrFric;
 
 typedef struct alcrBackend_ {
     alcSim* sim;

@@ -16,6 +16,7 @@
 // scaled down by about M / (M + mu gamma), the full step is still accepted, and the body
 // hovers over the surface with no contact force for several steps; under friction that
 // alone made a block on a slope stick and slip at the wrong threshold.
+#include "contact_report.h"
 #include "hd/alcm_distance.h"
 #include "hd/alcm_friction.h"
 #include "hd/alcm_vec.h"
@@ -357,82 +358,13 @@ overflow:
 }
 
 double alcr_contact_normalForce(const alcrBackend* B, const alcrPair* P) {
-    // AL paper Eq. 23 evaluates h^-2 mu (c - s - lambda/mu); after the multiplier update of
-    // Alg. 2 (lambda <- lambda - mu c for an active pair) that force is exactly lambda: the
-    // force the last subproblem applied. Evaluating c again on top of the updated lambda would
-    // count the remaining violation twice while the multipliers are still converging.
-    if (B->cp.penalty) {
-        double c = P->d - B->cp.delta;  // the penalty model has no multipliers: mu (-c)_+
-        return c < 0 ? -P->gamma * B->cp.mu * c : 0;
-    }
-    return P->lambda > 0 ? P->lambda : 0;
+    return alcm_pair_normalForce(P->lambda, P->gamma, P->d, B->cp.penalty, B->cp.mu, B->cp.delta);
 }
 
 alctStatus alcr_contact_report(alcrBackend* B, alcContact* out, int cap, int* n,
                                double* bodyForce) {
-    const alcModel* m = B->m;
-    double ih2 = 1.0 / (B->h * B->h);
-    memset(bodyForce, 0, sizeof(double) * 3 * (size_t)m->nbody);
-    int cnt = 0;
-    for (int p = 0; p < B->npair; p++) {
-        const alcrPair* P = &B->pairs[p];
-        double F = alcr_contact_normalForce(B, P) * ih2;
-        for (int a = 0; a < 4; a++) {
-            int b = m->vert_body[P->v[a]];
-            for (int k = 0; k < 3; k++) bodyForce[3 * b + k] += F * P->g[3 * a + k];
-        }
-        if (cnt >= cap) continue;
-        alcContact* C = &out[cnt++];
-        memset(C, 0, sizeof *C);
-        C->type = P->type;
-        memcpy(C->vert, P->v, sizeof C->vert);
-        C->body[0] = m->vert_body[P->v[0]];
-        C->body[1] = m->vert_body[P->v[P->type == ALCR_PT ? 1 : 2]];
-        C->distance = P->d;
-        double nx = P->g[0], ny = P->g[1], nz = P->g[2];
-        if (P->type == ALCR_EE) {
-            nx += P->g[3];
-            ny += P->g[4];
-            nz += P->g[5];
-        }
-        double nn = sqrt(nx * nx + ny * ny + nz * nz);
-        if (nn > 0) {
-            C->normal[0] = nx / nn;
-            C->normal[1] = ny / nn;
-            C->normal[2] = nz / nn;
-        }
-        C->normalForce = F;
-        C->lambda = P->lambda;
-        C->gamma = P->gamma;
-    }
-    // friction forces of the lagged pairs at the final state (IPC §5: -grad D / h^2)
-    double eps = B->cp.frictionEpsV * B->h;
-    int j = 0;
-    for (int f = 0; f < B->nfric; f++) {
-        const alcrFric* Fp = &B->fric[f];
-        alcV3 x[4], xt[4];
-        for (int a = 0; a < 4; a++) {
-            x[a] = alcm_v3_load(B->x + 3 * Fp->v[a]);
-            xt[a] = alcm_v3_load(B->xt + 3 * Fp->v[a]);
-        }
-        double u[2];
-        alcm_fric_u(Fp->w, Fp->T, x, xt, u);
-        alcV3 q = alcm_fric_q(u, Fp->T, eps);
-        // force on vertex a: -coef w_a q; bodies get their share
-        for (int a = 0; a < 4; a++) {
-            int b = m->vert_body[Fp->v[a]];
-            bodyForce[3 * b] -= Fp->coef * Fp->w[a] * q.x;
-            bodyForce[3 * b + 1] -= Fp->coef * Fp->w[a] * q.y;
-            bodyForce[3 * b + 2] -= Fp->coef * Fp->w[a] * q.z;
-        }
-        // the reported pair of the same key (both lists are in key order)
-        while (j < cnt && B->pairs[j].key < Fp->key) j++;
-        if (j < cnt && B->pairs[j].key == Fp->key) {
-            out[j].frictionForce[0] = -Fp->coef * q.x;
-            out[j].frictionForce[1] = -Fp->coef * q.y;
-            out[j].frictionForce[2] = -Fp->coef * q.z;
-        }
-    }
-    *n = cnt;
+    alciReportIn in = {B->m,          B->x,     B->xt,       B->h,
+                       B->cp.penalty, B->cp.mu, B->cp.delta, B->cp.frictionEpsV};
+    alci_contactReport(&in, B->pairs, B->npair, B->fric, B->nfric, out, cap, n, bodyForce);
     return ALC_OK;
 }

@@ -1,0 +1,79 @@
+// The contact report of a step, for every backend (contact_report.h).
+#include "contact_report.h"
+
+#include "hd/alcm_friction.h"
+#include "hd/alcm_pair.h"
+#include "hd/alcm_vec.h"
+
+#include <math.h>
+#include <string.h>
+
+void alci_contactReport(const alciReportIn* in, const alcmPair* pairs, int npair,
+                        const alcmFric* fric, int nfric, alcContact* out, int cap, int* n,
+                        double* bodyForce) {
+    const alcModel* m = in->m;
+    double ih2 = 1.0 / (in->h * in->h);
+    memset(bodyForce, 0, sizeof(double) * 3 * (size_t)m->nbody);
+    int cnt = 0;
+    for (int p = 0; p < npair; p++) {
+        const alcmPair* P = &pairs[p];
+        double F =
+            alcm_pair_normalForce(P->lambda, P->gamma, P->d, in->penalty, in->mu, in->delta) * ih2;
+        for (int a = 0; a < 4; a++) {
+            int b = m->vert_body[P->v[a]];
+            for (int k = 0; k < 3; k++) bodyForce[3 * b + k] += F * P->g[3 * a + k];
+        }
+        if (cnt >= cap) continue;
+        alcContact* C = &out[cnt++];
+        memset(C, 0, sizeof *C);
+        C->type = P->type;
+        memcpy(C->vert, P->v, sizeof C->vert);
+        C->body[0] = m->vert_body[P->v[0]];
+        C->body[1] = m->vert_body[P->v[P->type == ALC_PAIR_PT ? 1 : 2]];
+        C->distance = P->d;
+        double nx = P->g[0], ny = P->g[1], nz = P->g[2];
+        if (P->type == ALC_PAIR_EE) {
+            nx += P->g[3];
+            ny += P->g[4];
+            nz += P->g[5];
+        }
+        double nn = sqrt(nx * nx + ny * ny + nz * nz);
+        if (nn > 0) {
+            C->normal[0] = nx / nn;
+            C->normal[1] = ny / nn;
+            C->normal[2] = nz / nn;
+        }
+        C->normalForce = F;
+        C->lambda = P->lambda;
+        C->gamma = P->gamma;
+    }
+    // friction forces of the lagged pairs at the final state (IPC §5: -grad D / h^2)
+    double eps = in->frictionEpsV * in->h;
+    int j = 0;
+    for (int f = 0; f < nfric; f++) {
+        const alcmFric* Fp = &fric[f];
+        alcV3 x[4], xt[4];
+        for (int a = 0; a < 4; a++) {
+            x[a] = alcm_v3_load(in->x + 3 * Fp->v[a]);
+            xt[a] = alcm_v3_load(in->xt + 3 * Fp->v[a]);
+        }
+        double u[2];
+        alcm_fric_u(Fp->w, Fp->T, x, xt, u);
+        alcV3 q = alcm_fric_q(u, Fp->T, eps);
+        // force on vertex a: -coef w_a q; bodies get their share
+        for (int a = 0; a < 4; a++) {
+            int b = m->vert_body[Fp->v[a]];
+            bodyForce[3 * b] -= Fp->coef * Fp->w[a] * q.x;
+            bodyForce[3 * b + 1] -= Fp->coef * Fp->w[a] * q.y;
+            bodyForce[3 * b + 2] -= Fp->coef * Fp->w[a] * q.z;
+        }
+        // the reported pair of the same key (both lists are in key order)
+        while (j < cnt && pairs[j].key < Fp->key) j++;
+        if (j < cnt && pairs[j].key == Fp->key) {
+            out[j].frictionForce[0] = -Fp->coef * q.x;
+            out[j].frictionForce[1] = -Fp->coef * q.y;
+            out[j].frictionForce[2] = -Fp->coef * q.z;
+        }
+    }
+    *n = cnt;
+}

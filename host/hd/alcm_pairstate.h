@@ -1,0 +1,54 @@
+// The state of an active contact pair and of a lagged friction pair, one layout for the CPU
+// reference (host/ref/) and the CUDA modules (cuda/), and the normal force of AL paper Eq. 23
+// that both backends, the friction lag and the contact report read.
+// Header-only: includes only <math.h>, <stdint.h>, <stdbool.h> (STYLE.md §7).
+#ifndef ALC_HD_ALCM_PAIRSTATE_H_
+#define ALC_HD_ALCM_PAIRSTATE_H_
+
+#include "alcm_base.h"
+
+/// An active contact pair with its AL state and its linearization at X.
+typedef struct alcmPair_ {
+    long long key;  ///< ALC_PAIR_KEY(type, a, b) (alcm_pair.h); the active set is sorted by it
+    int type;       ///< ALC_PAIR_PT or ALC_PAIR_EE
+    int v[4];       ///< stencil vertices: PT {p, t0, t1, t2}; EE {a0, a1, b0, b1}
+    double lambda;  ///< multiplier (IP units, >= 0)
+    double gamma;   ///< decay factor
+    double d;       ///< distance at X (m)
+    double g[12];   ///< grad d at X (dimensionless)
+    double c;       ///< constraint value at the last evaluated XHAT (scratch)
+    int active;     ///< c < lambda / mu at the last assembly (its Hessian is in the matrix)
+} alcmPair;
+
+/// A lagged friction pair (AL paper Appendix A, IPC §5): fixed during a step.
+typedef struct alcmFric_ {
+    long long key;  ///< key of the active pair it was lagged from (0 under the IPC model)
+    int type;       ///< ALC_PAIR_PT or ALC_PAIR_EE
+    int v[4];       ///< stencil vertices
+    double w[4];    ///< relative-displacement weights: r = sum_a w[a] (x_a - xt_a)
+    double T[6];    ///< tangent basis, two unit columns (3 x 2, column-major)
+    double coef;    ///< mu_f * F (N): friction coefficient times lagged normal force
+} alcmFric;
+
+/// Normal force of a pair times h^2 (IP units), AL paper Eq. 23. Eq. 23 evaluates
+/// h^-2 mu (c - s - lambda/mu); after the multiplier update of Alg. 2 (lambda <- lambda - mu c
+/// for an active pair) that force is exactly lambda: the force the last subproblem applied.
+/// Evaluating c again on top of the updated lambda would count the remaining violation twice
+/// while the multipliers are still converging. The penalty model has no multipliers: its force
+/// is mu gamma (delta - d)_+.
+/// @param lambda   the pair's multiplier
+/// @param gamma    its decay factor
+/// @param d        its distance at X (m)
+/// @param penalty  1 under the penalty ablation
+/// @param mu       penalty stiffness (IP units)
+/// @param delta    contact offset (m)
+ALC_HD double alcm_pair_normalForce(double lambda, double gamma, double d, int penalty, double mu,
+                                    double delta) {
+    if (penalty) {
+        double c = d - delta;
+        return c < 0 ? -gamma * mu * c : 0;
+    }
+    return lambda > 0 ? lambda : 0;
+}
+
+#endif  // ALC_HD_ALCM_PAIRSTATE_H_
