@@ -72,3 +72,13 @@ extern "C" alctStatus alcg_memset(alcgStream* s, void* d_dst, int value, size_t 
 fail:
     return ALC_ERR_CUDA;
 }
+
+extern "C" void alcg_memInfo(size_t* freeBytes, size_t* totalBytes) {
+    size_t f = 0, t = 0;
+    if (cudaMemGetInfo(&f, &t) != cudaSuccess) {
+        cudaGetLastError();
+        f = t = 0;
+    }
+    if (freeBytes) *freeBytes = f;
+    if (totalBytes) *totalBytes = t;
+}

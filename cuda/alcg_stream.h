@@ -43,6 +43,9 @@ void alcg_free(void* p);
 alctStatus alcg_upload(alcgStream* s, void* d_dst, const void* h_src, size_t n);
 alctStatus alcg_download(alcgStream* s, void* h_dst, const void* d_src, size_t n);
 
+/// The device's free and total memory (bytes), as cudaMemGetInfo; both 0 when it fails.
+void alcg_memInfo(size_t* freeBytes, size_t* totalBytes);
+
 /// Set n bytes of device memory to the byte value on s.
 alctStatus alcg_memset(alcgStream* s, void* d_dst, int value, size_t n);
 

@@ -1,16 +1,719 @@
-// The CUDA backend's operation table (cuda/): created on a usable device only.
+// The CUDA backend's operation table (host/backend.h): the AL time step of host/step.c on the
+// device, from the modules of cuda/ (collision, active set, AL contact terms, friction,
+// elasticity, pattern, PCG, momentum, step vectors). Only scalars cross to the host during a
+// step; positions cross at its start and end, and the active set once per step for the contact
+// report (host/contact_report.c, shared with the reference). Created on a usable device only:
+// a real GPU, or the SIMT emulation of build/emu (never picked by ALC_BACKEND_AUTO there).
+//
+// Reproducibility: the elasticity is assembled by the deterministic gather
+// (ALCG_ELASTIC_GATHER) and every other module sums in a fixed order (no floating-point
+// atomics), so a step is bitwise reproducible run to run on one device and build. It differs
+// from the reference backend by rounding: the dot products, the momentum sums and the
+// per-body shift of kinPlace are tree reductions, and nvcc contracts multiply-adds.
+//
+// The IPC barrier model stays on the reference backend (ALC_ERR_UNSUPPORTED here).
 #include <cuda_runtime.h>
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 extern "C" {
 #include "alc_internal.h"
+#include "contact_report.h"
 }
 
+#include "al_contact.h"
+#include "alcg_kernel.cuh"
+#include "bsr.h"
+#include "collide.h"
+#include "diag_stats.h"
+#include "elastic.h"
+#include "friction.h"
+#include "momentum.h"
+#include "pattern.h"
+#include "pcg.h"
+#include "step_vec.h"
+#include "tet_bound.h"
+
+namespace {
+
+/// How the elasticity reaches the matrix (see the file comment).
+const alcgElasticMode kElasticMode = ALCG_ELASTIC_GATHER;
+
+struct Backend {
+    alcSim* sim;
+    const alcModel* m;
+    int n, N;
+    alcgStream s;
+    // model arrays the modules read
+    int *d_svert, *d_edge_vert, *d_tri_vert;
+    int *d_vertBody, *d_bodyMat, *d_vertadr, *d_vertnum;
+    double* d_matFriction;
+    alcgTetMesh mesh;
+    alcgBodies bodies;
+    alcgFricMaterials mats;
+    // the step vectors (N doubles each) and the kinematic mask
+    double *d_xt, *d_vt, *d_xtilde, *d_x, *d_xhat, *d_p, *d_g, *d_trial, *d_rhs, *d_target;
+    unsigned char* d_kin;
+    int nkin;
+    // the Newton system
+    alcgElastic E;
+    alcgBsr A;
+    alcgPattern P;
+    alcgMomentum M;
+    double* d_Minv;
+    void* d_pcgTemp;
+    size_t pcgBytes;
+    void* d_boundTemp;
+    size_t boundBytes;
+    double* d_red;  // norms scratch
+    int* d_diagHist;
+    double* d_diagOut;
+    int patternDirty, compDirty;
+    // contact
+    alcgCollide* C;
+    alcgAlContact AC;
+    alcgFriction F;
+    alcgFric* d_fric;
+    int nfric;
+    int pairCap;
+    alciContactParams cp;
+    double h, gravity[3];
+    double lastMu, lastDelta;
+    // host copies for the contact report
+    alcmPair* h_pairs;
+    alcmFric* h_fric;
+    int hostCap;
+    double *h_x, *h_xt;
+};
+
+/// Record the message of the stream's last failure on the sim.
+alctStatus fail(Backend* B, alctStatus st) {
+    if (st == ALC_OK) return st;
+    return ALC_ERROR(B->sim, st, "cuda backend: %s", B->s.err);
+}
+
+alcgAlParams alParams(const Backend* B) {
+    alcgAlParams p;
+    p.mu = B->cp.mu;
+    p.delta = B->cp.delta;
+    p.decay = B->cp.decay;
+    p.removeBelow = B->cp.removeBelow;
+    p.penalty = B->cp.penalty;
+    return p;
+}
+
+alcgFricParams fricParams(const Backend* B) {
+    alcgFricParams p;
+    p.h = B->h;
+    p.frictionEpsV = B->cp.frictionEpsV;
+    return p;
+}
+
+alcgElasticState elasticState(const Backend* B) {
+    alcgElasticState st;
+    st.h = B->h;
+    st.d_xhat = B->d_xhat;
+    st.d_xtilde = B->d_xtilde;
+    st.d_kin = B->d_kin;
+    return st;
+}
+
+alcgPair* pairs(Backend* B, int* npair) {
+    return alcg_collide_pairs(B->C, npair);
+}
+
+/// Allocate and upload n bytes (src NULL: allocate only).
+alctStatus upload(Backend* B, void** d, const void* src, size_t n) {
+    alctStatus st = alcg_malloc(&B->s, d, n ? n : 1);
+    if (st == ALC_OK && src && n) st = alcg_upload(&B->s, *d, src, n);
+    return st;
+}
+
+/// Largest step in [0, 1] from -> to keeping the protected tetrahedra (cuda/tet_bound.h).
+alctStatus tetBound(Backend* B, const double* from, const double* to, double fraction, int allTets,
+                    double* alpha) {
+    size_t tb = B->boundBytes;
+    return alcg_tetBound_maxStep(&B->mesh, from, to, fraction, allTets, alpha, B->d_boundTemp, &tb,
+                                 &B->s);
+}
+
+/// (Re)allocate everything sized by the pair capacity: the AL contact and friction scratch, the
+/// friction pairs (their contents kept), the pattern scratch and the matrix.
+alctStatus sizeForPairs(Backend* B, int cap) {
+    alcgStream* s = &B->s;
+    alctStatus st;
+    alcgFric* fric = NULL;
+    alcg_alContact_free(&B->AC);
+    alcg_friction_free(&B->F);
+    alcg_pattern_free(&B->P);
+    alcg_bsr_free(&B->A);
+    st = alcg_alContact_make(&B->AC, B->n, cap, s);
+    if (st == ALC_OK) st = alcg_friction_make(&B->F, B->n, cap, s);
+    if (st == ALC_OK) st = alcg_malloc(s, (void**)&fric, sizeof(alcgFric) * (size_t)cap);
+    if (st == ALC_OK && B->nfric > 0) {
+        st = cudaMemcpy(fric, B->d_fric, sizeof(alcgFric) * (size_t)B->nfric,
+                        cudaMemcpyDeviceToDevice) == cudaSuccess
+                 ? ALC_OK
+                 : ALC_ERR_CUDA;
+    }
+    if (st != ALC_OK) {
+        alcg_free(fric);
+        return st;
+    }
+    alcg_free(B->d_fric);
+    B->d_fric = fric;
+    // the matrix: the static pattern plus 6 upper blocks per contact and friction stencil
+    long long blocks = (long long)B->E.nstatic + 12LL * cap;
+    if (blocks > 0x7fffffffLL) {
+        snprintf(s->err, sizeof s->err, "the matrix would need %lld blocks (more than 2^31)",
+                 blocks);
+        return ALC_ERR_CAPACITY;
+    }
+    st = alcg_bsr_make(&B->A, B->n, (int)blocks, s);
+    if (st == ALC_OK) st = alcg_pattern_make(&B->P, &B->E, 2 * cap, (int)blocks, s);
+    if (st == ALC_OK) st = alcg_friction_incidence(&B->F, B->d_fric, B->nfric, s);
+    if (st == ALC_OK) {
+        int np = 0;
+        alcgPair* p = pairs(B, &np);
+        st = alcg_alContact_incidence(&B->AC, p, np, s);
+    }
+    B->pairCap = cap;
+    B->patternDirty = 1;
+    return st;
+}
+
+// ---- operations ---------------------------------------------------------------------------
+
+void opDestroy(void* be) {
+    Backend* B = (Backend*)be;
+    if (!B) return;
+    alcg_collide_free(B->C);
+    alcg_alContact_free(&B->AC);
+    alcg_friction_free(&B->F);
+    alcg_pattern_free(&B->P);
+    alcg_momentum_free(&B->M);
+    alcg_bsr_free(&B->A);
+    alcg_elastic_free(&B->E);
+    void* dev[] = {B->d_svert,   B->d_edge_vert, B->d_tri_vert,    B->d_vertBody, B->d_bodyMat,
+                   B->d_vertadr, B->d_vertnum,   B->d_matFriction, B->d_xt,       B->d_vt,
+                   B->d_xtilde,  B->d_x,         B->d_xhat,        B->d_p,        B->d_g,
+                   B->d_trial,   B->d_rhs,       B->d_target,      B->d_kin,      B->d_Minv,
+                   B->d_pcgTemp, B->d_boundTemp, B->d_red,         B->d_diagHist, B->d_diagOut,
+                   B->d_fric};
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) alcg_free(dev[i]);
+    alcg_stream_free(&B->s);
+    free(B->h_pairs);
+    free(B->h_fric);
+    free(B->h_x);
+    free(B->h_xt);
+    free(B);
+}
+
+void opResetContacts(void* be) {
+    Backend* B = (Backend*)be;
+    alcg_collide_setPairs(B->C, NULL, 0, &B->s);
+    alcg_alContact_incidence(&B->AC, NULL, 0, &B->s);
+    B->nfric = 0;
+    alcg_friction_incidence(&B->F, NULL, 0, &B->s);
+    B->patternDirty = 1;
+}
+
+alctStatus opBeginStep(void* be, const alciStepInput* in) {
+    Backend* B = (Backend*)be;
+    alcgStream* s = &B->s;
+    size_t vec = sizeof(double) * (size_t)B->N;
+    B->h = in->h;
+    for (int k = 0; k < 3; k++) B->gravity[k] = in->gravity[k];
+    B->nkin = 0;
+    for (int v = 0; v < B->n; v++) B->nkin += in->kinMask[v] != 0;
+    memcpy(B->h_xt, in->x, vec);
+    // x and v travel through the scratch vectors TRIAL and P
+    alctStatus st = alcg_upload(s, B->d_trial, in->x, vec);
+    if (st == ALC_OK) st = alcg_upload(s, B->d_p, in->v, vec);
+    if (st == ALC_OK) st = alcg_upload(s, B->d_target, in->kinTarget, vec);
+    if (st == ALC_OK) st = alcg_upload(s, B->d_kin, in->kinMask, (size_t)B->n);
+    if (st == ALC_OK) {
+        st = alcg_stepVec_begin(B->n, B->d_trial, B->d_p, B->d_target, B->d_kin, in->h, in->gravity,
+                                B->d_xt, B->d_vt, B->d_x, B->d_xhat, B->d_xtilde, s);
+    }
+    // lagged friction (AL paper Appendix A) from the carried active set, linearized at XT,
+    // with the previous step's mu and delta (Eq. 23)
+    B->nfric = 0;
+    if (st == ALC_OK && B->cp.friction) {
+        int np = 0;
+        alcgPair* p = pairs(B, &np);
+        alcgAlParams prm = alParams(B);
+        prm.mu = B->lastMu;
+        prm.delta = B->lastDelta;
+        alcgFricParams fp = fricParams(B);
+        st = alcg_activeSet_linearize(B->d_xt, p, np, s);
+        if (st == ALC_OK) {
+            st = alcg_friction_lag(&B->F, p, np, &prm, &fp, &B->mats, B->d_fric, &B->nfric, s);
+        }
+    } else if (st == ALC_OK) {
+        st = alcg_friction_incidence(&B->F, NULL, 0, s);
+    }
+    B->patternDirty = 1;
+    B->compDirty = 1;
+    return fail(B, st);
+}
+
+void opSetContactParams(void* be, const alciContactParams* p) {
+    ((Backend*)be)->cp = *p;
+}
+
+alctStatus opLinearize(void* be) {
+    Backend* B = (Backend*)be;
+    ALCG_RANGE("ccd");
+    int np = 0;
+    alcgPair* p = pairs(B, &np);
+    return fail(B, alcg_activeSet_linearize(B->d_x, p, np, &B->s));
+}
+
+alctStatus opAssembleElastic(void* be, alciAssembleOut* out) {
+    Backend* B = (Backend*)be;
+    ALCG_RANGE("hessian");
+    alcgStream* s = &B->s;
+    alctStatus st = ALC_OK;
+    if (B->patternDirty) {
+        int np = 0, needed = 0;
+        alcgPair* p = pairs(B, &np);
+        alcgStencils a = {np ? (const int*)((const char*)p + offsetof(alcgPair, v)) : NULL,
+                          sizeof(alcgPair) / sizeof(int), np};
+        alcgStencils f = {
+            B->nfric ? (const int*)((const char*)B->d_fric + offsetof(alcgFric, v)) : NULL,
+            sizeof(alcgFric) / sizeof(int), B->nfric};
+        st = alcg_pattern_build(&B->P, &B->E, &a, &f, &B->A, &needed, s);
+        if (st == ALC_ERR_CAPACITY) {
+            return ALC_ERROR(B->sim, st,
+                             "Hessian pattern needs %d blocks, capacity %d (raise "
+                             "capacity.contactPairs)",
+                             needed, B->A.cap);
+        }
+        if (st != ALC_OK) return fail(B, st);
+        B->patternDirty = 0;
+        B->compDirty = 1;
+    }
+    alcgElasticState es = elasticState(B);
+    st = alcg_elastic_assemble(&B->E, &es, kElasticMode, &B->A, B->d_g, NULL, s);
+    if (st == ALC_OK) {
+        st = alcg_diagStats(&B->E, &B->A, B->d_kin, B->d_diagHist, B->d_diagOut, &out->maxDiag,
+                            &out->q99Diag, s);
+    }
+    if (st == ALC_OK && B->cp.friction && B->nfric > 0) {
+        int missing = 0;
+        alcgFricParams fp = fricParams(B);
+        st = alcg_friction_assemble(&B->F, B->d_fric, B->nfric, &fp, B->d_xt, B->d_xhat, B->d_kin,
+                                    &B->A, B->d_g, &missing, s);
+        if (st == ALC_OK && missing > 0) {
+            return ALC_ERROR(B->sim, ALC_ERR_CUDA, "%d friction blocks missing from the pattern",
+                             missing);
+        }
+    }
+    out->nblocks = B->A.nnzb;
+    return fail(B, st);
+}
+
+alctStatus opAssembleContact(void* be) {
+    Backend* B = (Backend*)be;
+    ALCG_RANGE("hessian");
+    int np = 0, missing = 0;
+    alcgPair* p = pairs(B, &np);
+    alcgAlParams prm = alParams(B);
+    alctStatus st = alcg_alContact_assemble(&B->AC, p, np, &prm, B->d_x, B->d_xhat, B->d_kin, &B->A,
+                                            B->d_g, &missing, &B->s);
+    if (st == ALC_OK && missing > 0) {
+        return ALC_ERROR(B->sim, ALC_ERR_CUDA, "%d contact blocks missing from the pattern",
+                         missing);
+    }
+    return fail(B, st);
+}
+
+alctStatus opSolve(void* be, double tol, int maxIter, alciSolveOut* out) {
+    Backend* B = (Backend*)be;
+    ALCG_RANGE("pcg");
+    alcgStream* s = &B->s;
+    size_t tb = B->pcgBytes;
+    alctStatus st = alcg_bsr_blockJacobi(&B->A, B->d_Minv, s);
+    if (st == ALC_OK) st = alcg_stepVec_scale(B->N, -1.0, B->d_g, B->d_rhs, s);
+    if (st == ALC_OK) {
+        st = alcg_pcg_solve(&B->A, B->d_Minv, B->d_rhs, B->d_p, tol, maxIter, &out->iters,
+                            &out->converged, B->d_pcgTemp, &tb, s);
+    }
+    if (st == ALC_OK && B->compDirty) {
+        st = alcg_momentum_label(&B->M, &B->A, B->d_kin, s);
+        if (st == ALC_OK) B->compDirty = 0;
+    }
+    if (st == ALC_OK) st = alcg_momentum_correct(&B->M, B->d_g, B->E.d_vert_mass, B->d_p, s);
+    if (st == ALC_OK) {
+        st = alcg_stepVec_norms(B->N, B->d_p, B->d_g, B->d_red, &out->pInf, &out->gDotP, s);
+    }
+    return fail(B, st);
+}
+
+alctStatus opLineSearchBound(void* be, double fraction, int allTets, double* rmax) {
+    Backend* B = (Backend*)be;
+    ALCG_RANGE("linesearch");
+    alctStatus st = alcg_stepVec_axpy(B->N, 1.0, B->d_p, B->d_xhat, B->d_trial, &B->s);
+    if (st == ALC_OK) st = tetBound(B, B->d_xhat, B->d_trial, fraction, allTets, rmax);
+    return fail(B, st);
+}
+
+alctStatus opKinPlace(void* be, double fraction, int allTets, int fromX, double* remaining) {
+    Backend* B = (Backend*)be;
+    alcgStream* s = &B->s;
+    alctStatus st = ALC_OK;
+    double theta = 1;
+    *remaining = 0;
+    if (B->nkin == 0) return ALC_OK;
+    if (fromX && cudaMemcpy(B->d_xhat, B->d_x, sizeof(double) * (size_t)B->N,
+                            cudaMemcpyDeviceToDevice) != cudaSuccess) {
+        return ALC_ERROR(B->sim, ALC_ERR_CUDA, "cuda backend: copying X to XHAT failed");
+    }
+    // the kinematic vertices alone onto their targets (AL paper §5.3)
+    st = alcg_stepVec_select(B->n, B->d_kin, B->d_target, B->d_xhat, B->d_trial, s);
+    if (st == ALC_OK) st = tetBound(B, B->d_xhat, B->d_trial, fraction, allTets, &theta);
+    if (st == ALC_OK && fromX && theta < 1) {
+        // that would crush an element next to them: a body with driven vertices moves as a whole
+        // by their mean displacement instead (as the reference's opKinPlace)
+        st = alcg_stepVec_bodyShift(&B->bodies, B->d_kin, B->d_x, B->d_target, B->d_trial, s);
+        if (st == ALC_OK) st = tetBound(B, B->d_xhat, B->d_trial, fraction, allTets, &theta);
+        if (st == ALC_OK) {
+            st = alcg_stepVec_moveMasked(B->n, B->d_kin, 0, theta < 1 ? theta : 1, 0, B->d_trial,
+                                         B->d_xhat, s);
+        }
+    }
+    // kinematic vertices: onto their targets, or as far as the elements beside them allow
+    if (st == ALC_OK) {
+        st = alcg_stepVec_moveMasked(B->n, B->d_kin, 1, theta, 1, B->d_trial, B->d_xhat, s);
+    }
+    if (st == ALC_OK) {
+        st = alcg_stepVec_maskedMaxDiff(B->n, B->d_target, B->d_xhat, B->d_kin, B->d_red, remaining,
+                                        s);
+    }
+    return fail(B, st);
+}
+
+alctStatus opEnergy(void* be, double r, double* L) {
+    Backend* B = (Backend*)be;
+    ALCG_RANGE("linesearch");
+    alcgStream* s = &B->s;
+    alcgElasticState es = elasticState(B);
+    double e = 0, ef = 0, ec = 0;
+    alctStatus st = alcg_elastic_energy(&B->E, &es, B->d_p, r, B->d_trial, &e, s);
+    if (st == ALC_OK && B->cp.friction && B->nfric > 0) {
+        alcgFricParams fp = fricParams(B);
+        st = alcg_friction_energy(&B->F, B->d_fric, B->nfric, &fp, B->d_xt, B->d_trial, &ef, s);
+        e += ef;
+    }
+    if (st == ALC_OK && B->m->opt.contact != ALC_CONTACT_NONE) {
+        int np = 0;
+        alcgPair* p = pairs(B, &np);
+        alcgAlParams prm = alParams(B);
+        st = alcg_alContact_energy(&B->AC, p, np, &prm, B->d_x, B->d_trial, &ec, s);
+        e += ec;
+    }
+    *L = e;
+    return fail(B, st);
+}
+
+alctStatus opStepXhat(void* be, double r, int* flips) {
+    Backend* B = (Backend*)be;
+    int np = 0;
+    alcgPair* p = pairs(B, &np);
+    alcgAlParams prm = alParams(B);
+    *flips = 0;
+    alctStatus st = alcg_stepVec_axpy(B->N, r, B->d_p, B->d_xhat, B->d_xhat, &B->s);
+    if (st == ALC_OK && np > 0) {
+        st = alcg_alContact_flips(&B->AC, p, np, &prm, B->d_x, B->d_xhat, flips, &B->s);
+    }
+    return fail(B, st);
+}
+
+alctStatus opAlUpdate(void* be) {
+    Backend* B = (Backend*)be;
+    int np = 0;
+    alcgPair* p = pairs(B, &np);
+    alcgAlParams prm = alParams(B);
+    return fail(B, alcg_alContact_alUpdate(p, np, &prm, B->d_x, B->d_xhat, &B->s));
+}
+
+alctStatus opCollect(void* be, alciCollectOut* out) {
+    Backend* B = (Backend*)be;
+    ALCG_RANGE("ccd");
+    const alcOption* o = &B->m->opt;
+    alcgCollideParams p;
+    p.xi = o->ccdMinSep;
+    p.rescale = o->ccdRescale;
+    p.delta = B->cp.delta;
+    p.maxIter = o->ccdMaxIter;
+    p.growOnOverflow = B->sim->def.capacity.growOnOverflow;
+    alctStatus st = alcg_collide_collect(B->C, B->d_x, B->d_xhat, B->d_kin, &p, out, &B->s);
+    if (st == ALC_ERR_CAPACITY) {
+        return ALC_ERROR(B->sim, st, "%s (raise capacity.candidates)", B->s.err);
+    }
+    return fail(B, st);
+}
+
+alctStatus opMergeActive(void* be, int* nactive, int* grown) {
+    Backend* B = (Backend*)be;
+    ALCG_RANGE("ccd");
+    int changed = 0;
+    *grown = 0;
+    alctStatus st = alcg_collide_merge(B->C, B->cp.removeBelow, B->sim->def.capacity.growOnOverflow,
+                                       nactive, grown, &changed, &B->s);
+    if (st == ALC_ERR_CAPACITY) {
+        return ALC_ERROR(B->sim, st, "%s (raise capacity.contactPairs)", B->s.err);
+    }
+    if (st == ALC_OK && *grown > B->pairCap) {
+        st = sizeForPairs(B, *grown);  // rebuilds the incidences too
+    } else if (st == ALC_OK && changed) {
+        int np = 0;
+        alcgPair* p = pairs(B, &np);
+        st = alcg_alContact_incidence(&B->AC, p, np, &B->s);
+        B->patternDirty = 1;
+    }
+    return fail(B, st);
+}
+
+alctStatus opInversionBound(void* be, double fraction, int allTets, double* alpha) {
+    Backend* B = (Backend*)be;
+    ALCG_RANGE("ccd");
+    return fail(B, tetBound(B, B->d_x, B->d_xhat, fraction, allTets, alpha));
+}
+
+alctStatus opAdvance(void* be, double alpha) {
+    Backend* B = (Backend*)be;
+    return fail(B, alcg_stepVec_advance(B->N, alpha, B->d_xhat, B->d_x, &B->s));
+}
+
+alctStatus opEndStep(void* be, double* x, double* v) {
+    Backend* B = (Backend*)be;
+    alcgStream* s = &B->s;
+    size_t vec = sizeof(double) * (size_t)B->N;
+    // the next step lags friction with this step's mu and delta (AL paper Eq. 23)
+    B->lastMu = B->cp.mu;
+    B->lastDelta = B->cp.delta;
+    alctStatus st = alcg_stepVec_velocity(B->N, 1.0 / B->h, B->d_x, B->d_xt, B->d_trial, s);
+    if (st == ALC_OK) st = alcg_download(s, x, B->d_x, vec);
+    if (st == ALC_OK) st = alcg_download(s, v, B->d_trial, vec);
+    if (st == ALC_OK) memcpy(B->h_x, x, vec);
+    return fail(B, st);
+}
+
+alctStatus opContacts(void* be, alcContact* out, int cap, int* n, double* bodyForce) {
+    Backend* B = (Backend*)be;
+    alcgStream* s = &B->s;
+    int np = 0;
+    alcgPair* p = pairs(B, &np);
+    int need = np > B->nfric ? np : B->nfric;
+    if (need > B->hostCap) {
+        alcmPair* hp = (alcmPair*)realloc(B->h_pairs, sizeof(alcmPair) * (size_t)need);
+        if (hp) B->h_pairs = hp;
+        alcmFric* hf = (alcmFric*)realloc(B->h_fric, sizeof(alcmFric) * (size_t)need);
+        if (hf) B->h_fric = hf;
+        if (!hp || !hf) return ALC_ERROR(B->sim, ALC_ERR_NOMEM, "out of memory for the report");
+        B->hostCap = need;
+    }
+    alctStatus st = ALC_OK;
+    if (np > 0) st = alcg_download(s, B->h_pairs, p, sizeof(alcmPair) * (size_t)np);
+    if (st == ALC_OK && B->nfric > 0) {
+        st = alcg_download(s, B->h_fric, B->d_fric, sizeof(alcmFric) * (size_t)B->nfric);
+    }
+    if (st != ALC_OK) return fail(B, st);
+    alciReportIn in = {B->m,          B->h_x,   B->h_xt,     B->h,
+                       B->cp.penalty, B->cp.mu, B->cp.delta, B->cp.frictionEpsV};
+    alci_contactReport(&in, B->h_pairs, np, B->h_fric, B->nfric, out, cap, n, bodyForce);
+    return ALC_OK;
+}
+
+int opNactive(void* be) {
+    int np = 0;
+    pairs((Backend*)be, &np);
+    return np;
+}
+
+size_t opMemory(void* be) {
+    Backend* B = (Backend*)be;
+    size_t vec = sizeof(double) * (size_t)B->N;
+    const alcModel* m = B->m;
+    return 10 * vec + (size_t)B->n + sizeof(double) * 9 * (size_t)B->n + B->pcgBytes +
+           B->boundBytes + sizeof(double) * alcg_stepVec_normsScratch(B->N) +
+           sizeof(int) * ALCG_DIAG_SCRATCH + 2 * sizeof(double) +
+           sizeof(int) * ((size_t)m->nsvert + 2 * (size_t)m->nedge + 3 * (size_t)m->ntri) +
+           sizeof(int) * ((size_t)B->n + 3 * (size_t)m->nbody) +
+           sizeof(double) * (size_t)m->nmat * (size_t)m->nmat +
+           sizeof(alcgFric) * (size_t)B->pairCap + alcg_elastic_bytes(&B->E) +
+           alcg_bsr_bytes(&B->A) + alcg_pattern_bytes(&B->P) + alcg_momentum_bytes(&B->M) +
+           alcg_alContact_bytes(&B->AC) + alcg_friction_bytes(&B->F) + alcg_collide_memory(B->C);
+}
+
+// ---- the IPC barrier model: on the reference backend only ----------------------------------
+
+alctStatus ipcUnsupported(void* be) {
+    return ALC_ERROR(((Backend*)be)->sim, ALC_ERR_UNSUPPORTED,
+                     "the IPC contact model runs on the reference backend only");
+}
+alctStatus opIpcVoid(void* be) {
+    return ipcUnsupported(be);
+}
+alctStatus opIpcConstraints(void* be, double, int*, double*) {
+    return ipcUnsupported(be);
+}
+alctStatus opIpcAssemble(void* be, double, double*, double, double, int) {
+    return ipcUnsupported(be);
+}
+alctStatus opIpcEnergy(void* be, double, double, double, double*, double*) {
+    return ipcUnsupported(be);
+}
+alctStatus opIpcStepBound(void* be, double*) {
+    return ipcUnsupported(be);
+}
+alctStatus opIpcBoundaryAl(void* be, int, double) {
+    return ipcUnsupported(be);
+}
+alctStatus opIpcBoundaryProgress(void* be, double*) {
+    return ipcUnsupported(be);
+}
+alctStatus opIpcFrictionLag(void* be, double) {
+    return ipcUnsupported(be);
+}
+
+const alciBackendOps kCudaOps = {"cuda",
+                                 opDestroy,
+                                 opResetContacts,
+                                 opBeginStep,
+                                 opSetContactParams,
+                                 opLinearize,
+                                 opAssembleElastic,
+                                 opAssembleContact,
+                                 opSolve,
+                                 opLineSearchBound,
+                                 opKinPlace,
+                                 opEnergy,
+                                 opStepXhat,
+                                 opAlUpdate,
+                                 opCollect,
+                                 opMergeActive,
+                                 opInversionBound,
+                                 opAdvance,
+                                 opEndStep,
+                                 opContacts,
+                                 opNactive,
+                                 opMemory,
+                                 opIpcVoid,
+                                 opIpcVoid,
+                                 opIpcConstraints,
+                                 opIpcAssemble,
+                                 opIpcEnergy,
+                                 opIpcStepBound,
+                                 opIpcBoundaryAl,
+                                 opIpcVoid,
+                                 opIpcBoundaryProgress,
+                                 opIpcFrictionLag};
+
+/// Allocate and fill everything; the status and the message on B->s on failure.
+alctStatus make(Backend* B) {
+    const alcModel* m = B->m;
+    const alcSimDef* def = &B->sim->def;
+    alcgStream* s = &B->s;
+    size_t vec = sizeof(double) * (size_t)B->N;
+    alctStatus st = ALC_OK;
+    // model arrays
+    double** vecs[] = {&B->d_xt, &B->d_vt, &B->d_xtilde, &B->d_x,   &B->d_xhat,
+                       &B->d_p,  &B->d_g,  &B->d_trial,  &B->d_rhs, &B->d_target};
+    for (size_t i = 0; i < sizeof vecs / sizeof vecs[0] && st == ALC_OK; i++) {
+        st = upload(B, (void**)vecs[i], NULL, vec);
+    }
+    if (st == ALC_OK) st = upload(B, (void**)&B->d_kin, NULL, (size_t)B->n);
+    if (st == ALC_OK) st = alcg_memset(s, B->d_kin, 0, (size_t)B->n ? (size_t)B->n : 1);
+    if (st == ALC_OK) st = upload(B, (void**)&B->d_svert, m->svert, sizeof(int) * m->nsvert);
+    if (st == ALC_OK) {
+        st = upload(B, (void**)&B->d_edge_vert, m->edge_vert, sizeof(int) * 2 * (size_t)m->nedge);
+    }
+    if (st == ALC_OK) {
+        st = upload(B, (void**)&B->d_tri_vert, m->tri_vert, sizeof(int) * 3 * (size_t)m->ntri);
+    }
+    if (st == ALC_OK) st = upload(B, (void**)&B->d_vertBody, m->vert_body, sizeof(int) * B->n);
+    if (st == ALC_OK) st = upload(B, (void**)&B->d_bodyMat, m->body_mat, sizeof(int) * m->nbody);
+    if (st == ALC_OK) {
+        st = upload(B, (void**)&B->d_vertadr, m->body_vertadr, sizeof(int) * m->nbody);
+    }
+    if (st == ALC_OK) {
+        st = upload(B, (void**)&B->d_vertnum, m->body_vertnum, sizeof(int) * m->nbody);
+    }
+    if (st == ALC_OK) {
+        st = upload(B, (void**)&B->d_matFriction, m->mat_friction,
+                    sizeof(double) * (size_t)m->nmat * (size_t)m->nmat);
+    }
+    // elasticity and the Newton system
+    if (st == ALC_OK) st = alcg_elastic_make(&B->E, m, NULL, NULL, NULL, s);
+    if (st == ALC_OK) st = alcg_momentum_make(&B->M, B->n, s);
+    if (st == ALC_OK) st = upload(B, (void**)&B->d_Minv, NULL, sizeof(double) * 9 * B->n);
+    if (st == ALC_OK) {
+        alcgBsr probe;
+        memset(&probe, 0, sizeof probe);
+        probe.n = B->n;
+        st = alcg_pcg_solve(&probe, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, &B->pcgBytes, s);
+    }
+    if (st == ALC_OK) st = upload(B, &B->d_pcgTemp, NULL, B->pcgBytes);
+    if (st == ALC_OK) {
+        B->mesh.ntet = m->ntet;
+        B->mesh.d_tet_vert = B->E.d_tet_vert;
+        B->mesh.d_tet_vol = B->E.d_tet_vol;
+        B->mesh.d_tet_model = B->E.d_tet_model;
+        B->mesh.d_kin = B->d_kin;
+        st = alcg_tetBound_maxStep(&B->mesh, NULL, NULL, 0.5, 0, NULL, NULL, &B->boundBytes, s);
+    }
+    if (st == ALC_OK) st = upload(B, &B->d_boundTemp, NULL, B->boundBytes);
+    if (st == ALC_OK) {
+        st = upload(B, (void**)&B->d_red, NULL,
+                    sizeof(double) * alcg_stepVec_normsScratch(B->N > 0 ? B->N : 1));
+    }
+    if (st == ALC_OK) st = upload(B, (void**)&B->d_diagHist, NULL, sizeof(int) * ALCG_DIAG_SCRATCH);
+    if (st == ALC_OK) st = upload(B, (void**)&B->d_diagOut, NULL, 2 * sizeof(double));
+    // contact: the collision stage with the reference's default capacities
+    int pairCap = def->capacity.contactPairs;
+    if (pairCap <= 0) pairCap = 8 * m->nsvert > 4096 ? 8 * m->nsvert : 4096;
+    int candCap = def->capacity.candidates;
+    if (candCap <= 0) candCap = 16 * m->nsvert > 16384 ? 16 * m->nsvert : 16384;
+    if (st == ALC_OK) {
+        alcgSurface sf = {B->n,       m->nsvert,      m->nedge,     m->ntri,
+                          B->d_svert, B->d_edge_vert, B->d_tri_vert};
+        st = alcg_collide_make(&sf, candCap, pairCap, &B->C, s);
+    }
+    if (st == ALC_OK) st = sizeForPairs(B, pairCap);
+    B->bodies.nbody = m->nbody;
+    B->bodies.d_vertadr = B->d_vertadr;
+    B->bodies.d_vertnum = B->d_vertnum;
+    B->mats.d_vertBody = B->d_vertBody;
+    B->mats.d_bodyMat = B->d_bodyMat;
+    B->mats.d_matFriction = B->d_matFriction;
+    B->mats.nmat = m->nmat;
+    B->mats.frictionDefault = m->opt.frictionDefault;
+    // host copies for the report
+    if (st == ALC_OK) {
+        B->h_x = (double*)calloc((size_t)B->N + 1, sizeof(double));
+        B->h_xt = (double*)calloc((size_t)B->N + 1, sizeof(double));
+        if (!B->h_x || !B->h_xt) {
+            snprintf(s->err, sizeof s->err, "out of host memory");
+            st = ALC_ERR_NOMEM;
+        }
+    }
+    B->patternDirty = 1;
+    B->compDirty = 1;
+    return st;
+}
+
+}  // namespace
+
 extern "C" int alcg_backend_complete(void) {
-    return 0;  // the collision kernels exist (issue part 1); the full step does not yet
+    return 1;
 }
 
 extern "C" alctStatus alcg_backend_make(alcSim* sim, alciBackend* out) {
-    (void)out;
     if (!alcu_cudaAvailable()) {
         int n = 0;
         cudaError_t e = cudaGetDeviceCount(&n);
@@ -20,6 +723,51 @@ extern "C" alctStatus alcg_backend_make(alcSim* sim, alciBackend* out) {
                          "usable (%s); use backend 'ref' or 'auto'",
                          e == cudaSuccess ? "device count is 0" : cudaGetErrorString(e));
     }
-    return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
-                     "the CUDA backend does not implement the full step yet; use backend 'ref'");
+    const alcModel* m = sim->m;
+    if (m->opt.contact == ALC_CONTACT_IPC) {
+        return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
+                         "the IPC contact model runs on the reference backend only; use backend "
+                         "'ref' (or contact 'al')");
+    }
+    if (cudaSetDevice(sim->def.device) != cudaSuccess) {
+        cudaGetLastError();
+        return ALC_ERROR(sim, ALC_ERR_NO_DEVICE, "CUDA device %d cannot be selected",
+                         sim->def.device);
+    }
+    Backend* B = (Backend*)calloc(1, sizeof(Backend));
+    if (!B) return ALC_ERROR(sim, ALC_ERR_NOMEM, "out of memory");
+    B->sim = sim;
+    B->m = m;
+    B->n = m->nvert;
+    B->N = 3 * m->nvert;
+    B->h = m->opt.timestep;
+    if (alcg_stream_make(&B->s) != ALC_OK) {
+        alctStatus st = ALC_ERROR(sim, ALC_ERR_CUDA, "cuda backend: %s", B->s.err);
+        free(B);
+        return st;
+    }
+    size_t free0 = 0, total = 0;
+    alcg_memInfo(&free0, &total);
+    alctStatus st = make(B);
+    if (st != ALC_OK) {
+        size_t free1 = 0;
+        alcg_memInfo(&free1, &total);
+        if (st == ALC_ERR_DEVICE_NOMEM) {
+            // what was allocated before the request that failed: the sim needs more than that
+            double held = free0 > free1 ? (double)(free0 - free1) : 0;
+            st = ALC_ERROR(sim, st,
+                           "the scene does not fit the device: it needs more than %.1f MB of "
+                           "device memory, which were allocated before this failed: %s; the "
+                           "device had %.1f MB free of %.1f MB (alcove info SCENE --backend "
+                           "cuda reports the whole need on a device where it fits)",
+                           held / 1e6, B->s.err, free0 / 1e6, total / 1e6);
+        } else {
+            st = ALC_ERROR(sim, st, "cuda backend setup failed: %s", B->s.err);
+        }
+        opDestroy(B);
+        return st;
+    }
+    out->ops = &kCudaOps;
+    out->state = B;
+    return ALC_OK;
 }

@@ -65,6 +65,9 @@ alctStatus alcg_bvh_make(int maxSvert, int maxEdge, int maxTri, alcgBvh** out, a
 /// Free the LBVH and its device memory. NULL-safe.
 void alcg_bvh_free(alcgBvh* bvh);
 
+/// Device bytes the LBVH holds (0 for NULL).
+size_t alcg_bvh_bytes(const alcgBvh* bvh);
+
 /// Build both trees over the swept boxes of in (grown by in->inflate): scene box of the box
 /// centres, 30-bit Morton codes, sort, radix tree, bottom-up refit. Runs on s without
 /// synchronizing it; no allocation.

@@ -134,7 +134,7 @@ extern "C" void alcg_collide_free(alcgCollide* c) {
 }
 
 extern "C" size_t alcg_collide_memory(const alcgCollide* c) {
-    return c ? c->bytes : 0;
+    return c ? c->bytes + alcg_bvh_bytes(c->bvh) : 0;
 }
 
 /// One broad-phase query into its own buffer, growing it (to 1.5 times the count) and querying

@@ -31,14 +31,6 @@ __host__ __device__ __forceinline__ void pairOf(int p, int* a, int* b) {
     *b = r + (p - start);
 }
 
-/// Maximum, for the Eq. 20 reduction.
-struct elasticOpMax {
-    template <typename T>
-    __device__ __forceinline__ T operator()(T a, T b) const {
-        return b > a ? b : a;
-    }
-};
-
 // ---------------------------------------------------------------------------------------------
 // kernels
 // ---------------------------------------------------------------------------------------------
@@ -180,11 +172,11 @@ static __global__ void elastic_diagKernel(alcgElastic E, const unsigned char* d_
         } else {
             for (int c = 0; c < 3; c++) {
                 dg[4 * c] += mass;
-                md = elasticOpMax()(md, dg[4 * c]);
+                md = alcgOpMax()(md, dg[4 * c]);
             }
         }
     }
-    md = alcg_blockReduce(md, elasticOpMax(), 0.0, red);
+    md = alcg_blockReduce(md, alcgOpMax(), 0.0, red);
     if (threadIdx.x == 0) d_blockMax[blockIdx.x] = md;
 }
 
@@ -193,9 +185,9 @@ static __global__ void elastic_maxKernel(const double* d_blockMax, int nblock, d
     __shared__ double red[ALCG_WARP];
     double m = 0;
     for (int b = (int)threadIdx.x; b < nblock; b += (int)blockDim.x) {
-        m = elasticOpMax()(m, d_blockMax[b]);
+        m = alcgOpMax()(m, d_blockMax[b]);
     }
-    m = alcg_blockReduce(m, elasticOpMax(), 0.0, red);
+    m = alcg_blockReduce(m, alcgOpMax(), 0.0, red);
     if (threadIdx.x == 0) *d_out = m;
 }
 

@@ -18,7 +18,7 @@
 /// Lanes of a warp.
 #define ALCG_WARP 32
 
-/// Binary operators of the reductions: minimum and sum.
+/// Binary operators of the reductions: minimum, sum and maximum.
 struct alcgOpMin {
     template <typename T>
     __device__ __forceinline__ T operator()(T a, T b) const {
@@ -29,6 +29,13 @@ struct alcgOpSum {
     template <typename T>
     __device__ __forceinline__ T operator()(T a, T b) const {
         return a + b;
+    }
+};
+/// Maximum (for NaN-free values).
+struct alcgOpMax {
+    template <typename T>
+    __device__ __forceinline__ T operator()(T a, T b) const {
+        return b > a ? b : a;
     }
 };
 

@@ -129,9 +129,22 @@ cudaError_t cudaDeviceReset(void) {
     return cudaSuccess;
 }
 
+/// The emulated device's memory: ALC_EMU_DEVICE_MEMORY bytes when set (so that the tests can
+/// make a scene not fit), else 0 (no limit beyond the host's).
+static size_t deviceLimit() {
+    const char* e = getenv("ALC_EMU_DEVICE_MEMORY");
+    return e ? (size_t)strtoull(e, nullptr, 10) : 0;
+}
+
 cudaError_t cudaMemGetInfo(size_t* freeBytes, size_t* total) {
     size_t t = (size_t)sysconf(_SC_PHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
     size_t f = (size_t)sysconf(_SC_AVPHYS_PAGES) * (size_t)sysconf(_SC_PAGESIZE);
+    size_t lim = deviceLimit();
+    if (lim > 0) {
+        std::lock_guard<std::mutex> g(gMemMutex);
+        t = lim;
+        f = gInUse < lim ? lim - gInUse : 0;
+    }
     if (freeBytes) *freeBytes = f;
     if (total) *total = t;
     return cudaSuccess;
@@ -141,6 +154,14 @@ cudaError_t cudaMalloc(void** p, size_t bytes) {
     if (!p) return cudaErrorInvalidValue;
     *p = nullptr;
     if (bytes == 0) return cudaSuccess;
+    size_t lim = deviceLimit();
+    if (lim > 0) {
+        std::lock_guard<std::mutex> g(gMemMutex);
+        if (gInUse + bytes > lim) {
+            setPendingError(cudaErrorMemoryAllocation);
+            return cudaErrorMemoryAllocation;
+        }
+    }
     void* q = nullptr;
     if (posix_memalign(&q, 256, bytes) != 0) {
         setPendingError(cudaErrorMemoryAllocation);

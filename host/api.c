@@ -116,6 +116,17 @@ alctBackend alc_simBackend(const alcSim* sim) {
     return sim ? (alctBackend)sim->backend : ALC_BACKEND_AUTO;
 }
 
+const char* alc_simBackendName(const alcSim* sim) {
+    if (!sim) return "none";
+    if (sim->backend != ALC_BACKEND_CUDA) return "ref";
+    return alcg_device_emulated() ? "cuda-emulated" : "cuda";
+}
+
+size_t alc_simMemory(const alcSim* sim) {
+    if (!sim || !sim->be.ops || !sim->be.ops->memory) return 0;
+    return sim->be.ops->memory(sim->be.state);
+}
+
 const char* alc_lastError(const alcSim* sim) {
     return sim ? sim->error : "";
 }

@@ -17,6 +17,11 @@ int openRun(Run* r, const char* scene, const char* const* names, const double* v
 
 int openRunPath(Run* r, const char* path, const char* const* names, const double* values,
                 int contact) {
+    return openRunOn(r, path, names, values, contact, ALC_BACKEND_REF);
+}
+
+int openRunOn(Run* r, const char* path, const char* const* names, const double* values, int contact,
+              int backend) {
     memset(r, 0, sizeof *r);
     char err[1024];
     alcLoadDef ld = alc_defaultLoadDef();
@@ -29,7 +34,7 @@ int openRunPath(Run* r, const char* path, const char* const* names, const double
     }
     if (contact >= 0) r->m->opt.contact = contact;
     alcSimDef def = alc_defaultSimDef();
-    def.backend = ALC_BACKEND_REF;
+    def.backend = backend;
     if (alc_makeData(r->m, &r->d) != ALC_OK || alc_makeSim(r->m, &def, &r->sim) != ALC_OK) {
         fprintf(stderr, "  %s: %s\n", path, r->sim ? alc_lastError(r->sim) : "out of memory");
         return 0;

@@ -20,6 +20,9 @@ int openRun(Run* r, const char* scene, const char* const* names, const double* v
 /// openRun for a scene file at any path (absolute, or relative to the working directory).
 int openRunPath(Run* r, const char* path, const char* const* names, const double* values,
                 int contact);
+/// openRunPath on a given backend (alctBackend).
+int openRunOn(Run* r, const char* path, const char* const* names, const double* values, int contact,
+              int backend);
 /// Free what openRun made.
 void closeRun(Run* r);
 /// The independent check (host/check.c) of the current state; 0 (with the offence printed, and

@@ -63,6 +63,7 @@ typedef struct {
     alcRunStat run;
     int ntet;
     int ok;
+    const char* backend;  // alc_simBackendName of the run
 } BenchResult;
 
 static BenchResult runOnce(const alcCliScene* s, int contact, int steps, int repeats) {
@@ -89,6 +90,7 @@ static BenchResult runOnce(const alcCliScene* s, int contact, int steps, int rep
             best.run = d->run;
             best.ntet = m->ntet;
             best.ok = 1;
+            best.backend = alc_simBackendName(sim);
         }
         alc_deleteSim(sim);
         alc_deleteData(d);
@@ -162,6 +164,14 @@ static int benchScene(const alcCliScene* s, const char* label, int steps, int re
             snprintf(name, sizeof name, "%s [%s]", label, alc_cliContactName(models[i]));
         else
             snprintf(name, sizeof name, "%s", label);
+        if (i == 0 || res[i].backend != res[0].backend) {
+            // an emulated CUDA run is labelled: its times are the CPU's, never a GPU timing
+            const char* note = strcmp(res[i].backend, "cuda-emulated") == 0
+                                   ? " (the SIMT emulation on the CPU: not a GPU timing)"
+                                   : "";
+            printf("backend: %s%s\n", res[i].backend, note);
+            if (rec) fprintf(rec, "# backend: %s%s\n", res[i].backend, note);
+        }
         printRow(stdout, name, m, &res[i].run);
         if (rec) printRow(rec, name, m, &res[i].run);
     }

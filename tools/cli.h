@@ -57,6 +57,7 @@ int alc_cmdRun(int argc, char** argv);
 int alc_cmdCheck(int argc, char** argv);
 int alc_cmdCcdCheck(int argc, char** argv);
 int alc_cmdBench(int argc, char** argv);
+int alc_cmdInfo(int argc, char** argv);
 int alc_cmdBenchGeometry(int argc, char** argv);
 int alc_cmdImportIpc(int argc, char** argv);
 

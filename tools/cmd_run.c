@@ -195,8 +195,7 @@ static int writeRunJson(const char* out, const alcCliScene* s, const alcModel* m
         alcu_versionString(), date, s->scene, alc_sceneName(m));
     alci_file_printf(
         &f, " \"backend\": \"%s\", \"contact\": \"%s\", \"steps\": %d, \"time_step\": %.17g,\n",
-        alc_simBackend(sim) == ALC_BACKEND_CUDA ? "cuda" : "ref",
-        alc_cliContactName(m->opt.contact), steps, m->opt.timestep);
+        alc_simBackendName(sim), alc_cliContactName(m->opt.contact), steps, m->opt.timestep);
     alci_file_printf(
         &f, " \"vertices\": %d, \"tetrahedra\": %d, \"surface_triangles\": %d, \"bodies\": %d,\n",
         m->nvert, m->ntet, m->ntri, m->nbody);
@@ -318,7 +317,7 @@ int alc_cmdRun(int argc, char** argv) {
         return st == ALC_ERR_NO_DEVICE || st == ALC_ERR_UNSUPPORTED ? ALC_EXIT_USAGE
                                                                     : ALC_EXIT_FAIL;
     }
-    const char* backendName = alc_simBackend(sim) == ALC_BACKEND_CUDA ? "cuda" : "ref";
+    const char* backendName = alc_simBackendName(sim);
     if (!quiet) {
         fprintf(stderr,
                 "alcove: %s: %d vertices, %d tetrahedra, %d surface triangles, %d bodies; "
@@ -389,6 +388,8 @@ int alc_cmdRun(int argc, char** argv) {
         FILE* f = fopen(path, "w");
         if (f) {
             alci_stats_summary(f, m, &d->run, backendName);
+            fprintf(f, "  memory     : %.1f MB held by the backend (peak)\n",
+                    (double)d->maxuse_memory / 1e6);
             for (int k = 0; k < ALC_NWARNING; k++) {
                 if (d->warning[k].count)
                     fprintf(f, "warning %s: %d\n", alcu_warningString((alctWarning)k),
@@ -398,6 +399,8 @@ int alc_cmdRun(int argc, char** argv) {
         }
         if (!quiet) {
             alci_stats_summary(stdout, m, &d->run, backendName);
+            printf("  memory     : %.1f MB held by the backend (peak)\n",
+                   (double)d->maxuse_memory / 1e6);
             for (int k = 0; k < ALC_NWARNING; k++) {
                 if (d->warning[k].count)
                     printf("warning %s: %d\n", alcu_warningString((alctWarning)k),

@@ -10,9 +10,12 @@
 #      waived: a machine without a usable device fails here);
 #   3. compute-sanitizer memcheck, racecheck, synccheck and initcheck over the GPU tests;
 #   4. ptxas resource use per kernel for the device's architecture;
-#   5. the GPU benchmark: the Table 1 rows of the scenes on the cuda backend when it runs the
-#      full step (alcg_backend_complete), else the GPU tests' own timings;
-#   6. summary.md with the device, driver, toolkit, date, commit and each step's result.
+#   5. the GPU benchmark: the Table 1 rows of the scenes on the cuda backend (the GPU tests,
+#      step 2, already compare every scene's full step with the reference backend);
+#   6. the full step at each scene's full preset for 10 steps on the device, every state
+#      checked by `alcove check`, and one scene run twice: bitwise identical states (the
+#      backend's reproducibility promise, cuda/backend_cuda.cu);
+#   7. summary.md with the device, driver, toolkit, date, commit and each step's result.
 # Exit status 0 only when every step passed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -67,15 +70,29 @@ for tool in memcheck racecheck synccheck initcheck; do
 done
 step "ptxas report sm_$cc" "ptxas-sm$cc.md" tools/ptxas-report.sh "$cc"
 
-# the benchmark: the full step on the device when the backend has it
-if build/alcove bench --list >/dev/null 2>&1 &&
-    build/alcove run scenes/box_drop.yaml --backend cuda --steps 1 --out "$out/probe" \
-        >/dev/null 2>&1; then
-    step "benchmark (cuda backend)" bench.log \
-        build/alcove bench --table --backend cuda --record "$out"
-else
-    rows+=("| benchmark (cuda backend) | not run: the cuda backend does not run the full step yet; kernel timings are in gpu-test.log | | |")
-fi
+# the benchmark: the full step on the device
+step "benchmark (cuda backend)" bench.log \
+    build/alcove bench --table --backend cuda --record "$out"
+# the full presets on the device, checked; one scene twice, bitwise
+step "full presets, 10 steps each, checked" full-presets.log bash -c '
+    rc=0
+    for s in scenes/*.yaml; do
+        n=$(basename "$s" .yaml)
+        build/alcove run "$s" --backend cuda --preset full --steps 10 --frames none \
+            --out "'"$out"'/probe/$n" --quiet || { echo "$n: run failed"; rc=1; continue; }
+        build/alcove check "'"$out"'/probe/$n" | tail -n 1 || rc=1
+        grep -m1 "\"memory\"\|memory" "'"$out"'/probe/$n/summary.txt" || true
+    done
+    exit $rc'
+step "reproducible (slope twice, bitwise)" reproducible.log bash -c '
+    for k in 1 2; do
+        build/alcove run scenes/slope.yaml --backend cuda --steps 20 --frames none \
+            --out "'"$out"'/probe/rep$k" --quiet || exit 1
+    done
+    for f in "'"$out"'"/probe/rep1/states/*.alcs; do
+        cmp "$f" "'"$out"'/probe/rep2/states/$(basename "$f")" || exit 1
+    done
+    echo "20 states identical"'
 rm -rf "$out/probe"
 
 {

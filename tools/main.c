@@ -18,6 +18,7 @@ static void usage(FILE* out) {
         "  ccd-check DIR    run the continuous-collision sample queries in DIR and score\n"
         "                   them against their ground truth\n"
         "  bench SCENE      print the AL paper's Table 1 row for a scene\n"
+        "  info SCENE       the model's sizes and the memory its sim needs, without stepping\n"
         "  import-ipc FILE  write an alcove scene from an IPC scene script\n"
         "  version          print the version\n"
         "\n"
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
     if (!strcmp(cmd, "check")) return alc_cmdCheck(argc - 1, argv + 1);
     if (!strcmp(cmd, "ccd-check")) return alc_cmdCcdCheck(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench")) return alc_cmdBench(argc - 1, argv + 1);
+    if (!strcmp(cmd, "info")) return alc_cmdInfo(argc - 1, argv + 1);
     if (!strcmp(cmd, "import-ipc")) return alc_cmdImportIpc(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench-geometry")) return alc_cmdBenchGeometry(argc - 1, argv + 1);
     fprintf(stderr, "alcove: unknown command '%s'\n\n", cmd);

@@ -194,6 +194,15 @@ ALC_API void alc_deleteSim(alcSim* sim);
 /// Backend that the sim runs on (ALC_BACKEND_REF or ALC_BACKEND_CUDA).
 ALC_API alctBackend alc_simBackend(const alcSim* sim);
 
+/// Name of the backend a sim runs on: "ref", "cuda", or "cuda-emulated" when "the device" is
+/// alcove's SIMT emulation on the CPU (build/emu): its timings are never GPU timings.
+/// NULL gives "none". The string is static.
+ALC_API const char* alc_simBackendName(const alcSim* sim);
+
+/// Memory the sim's backend holds now (bytes): device memory on the cuda backend (the sizes of
+/// its allocations, also in the emulation), host memory on the reference backend. 0 for NULL.
+ALC_API size_t alc_simMemory(const alcSim* sim);
+
 /// Message of the last failure on this sim ("" when none): "file:line function: message".
 ALC_API const char* alc_lastError(const alcSim* sim);
 
