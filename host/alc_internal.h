@@ -7,6 +7,7 @@
 
 #include "alc/alc.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 
@@ -55,8 +56,9 @@ struct alcSim_ {
     int nthread;             // reference backend threads in use
 
     // host-side per-step inputs handed to the backend
-    unsigned char* kinMask;  // 1 if the vertex is kinematic during the step (nvert)
-    double* kinTarget;       // scripted/external targets (nvert x 3)
+    unsigned char* kinMask;        // 1 if the vertex is kinematic during the step (nvert)
+    volatile sig_atomic_t cancel;  // alc_cancelStep's request, consumed by the step honouring it
+    double* kinTarget;             // scripted/external targets (nvert x 3)
 
     // contact report (alc_getContacts)
     alcContact* contacts;  // capacity contactCap
@@ -115,6 +117,11 @@ int alci_frictionOn(const alcModel* m);
 /// beyond it. No-ops when memory for the copies is missing.
 void alci_energy_begin(alcSim* sim, const alcData* d);
 void alci_energy_end(alcSim* sim, alcData* d);
+
+/// A pending alc_cancelStep request is consumed and reported as ALC_ERR_CANCELLED (the message
+/// names the step and where it stopped); ALC_OK when none is pending. The step loops call it
+/// before every Newton iteration and every outer iteration.
+alctStatus alci_cancelled(alcSim* sim, const alcData* d, const char* where, int k);
 
 /// The AL (and penalty) time step, AL paper Algorithm 1 (host/step.c).
 alctStatus alci_step_al(alcSim* sim, alcData* d);

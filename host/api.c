@@ -131,6 +131,19 @@ const char* alc_lastError(const alcSim* sim) {
     return sim ? sim->error : "";
 }
 
+void alc_cancelStep(alcSim* sim) {
+    if (sim) sim->cancel = 1;
+}
+
+alctStatus alci_cancelled(alcSim* sim, const alcData* d, const char* where, int k) {
+    if (!sim->cancel) return ALC_OK;
+    sim->cancel = 0;
+    return ALC_ERROR(sim, ALC_ERR_CANCELLED,
+                     "step %ld cancelled (alc_cancelStep) before %s %d; the data is that of step "
+                     "%ld",
+                     d->step + 1, where, k + 1, d->step);
+}
+
 void alc_resetContacts(alcSim* sim) {
     if (sim && sim->be.ops && sim->be.ops->resetContacts) sim->be.ops->resetContacts(sim->be.state);
 }
@@ -186,6 +199,7 @@ alctStatus alc_step(alcSim* sim, alcData* d) {
                              v);
         }
     }
+    alcStepStat lastStat = d->stat;
     memset(&d->stat, 0, sizeof d->stat);
     alci_energy_begin(sim, d);
     alctStatus st;
@@ -194,6 +208,7 @@ alctStatus alc_step(alcSim* sim, alcData* d) {
     } else {
         st = alci_step_al(sim, d);
     }
+    if (st == ALC_ERR_CANCELLED) d->stat = lastStat;  // the data of the last completed step
     if (st != ALC_OK) return st;
     d->time += h;
     d->step++;

@@ -138,6 +138,7 @@ alctStatus alci_file_commit(alciFile* f, char* err, int errsz) {
     // flush the stream and the file's data to the device
     int e = f->error;
     if (!e && fflush(f->fp) != 0) e = errno ? errno : EIO;
+    if (!e && ferror(f->fp)) e = EIO;  // a write through f->fp itself that failed
     if (!e && f->durable && fsync(fileno(f->fp)) != 0) e = errno;
     if (fclose(f->fp) != 0 && !e) e = errno ? errno : EIO;
     f->fp = NULL;

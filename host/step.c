@@ -72,6 +72,8 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
     alciTimer t;
     alctStatus st;
     for (int it = 0; it < o->maxNewton; it++) {
+        st = alci_cancelled(sim, d, "Newton iteration", s->newton);
+        if (st != ALC_OK) return st;
         // gradient and projected Hessian of E, then the AL terms (Alg. 2 lines 5-12)
         alciAssembleOut aout;
         alci_tic(&t, &s->time[ALC_TIMER_HESSIAN]);
@@ -226,6 +228,8 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
     int k = 0, stall = 0;
     s->alphaMin = 1;
     while (beta > o->epsilon) {
+        st = alci_cancelled(sim, d, "outer iteration", k);
+        if (st != ALC_OK) return st;
         if (k >= o->maxIter) {
             s->capped = 1;
             alci_warn(sim, d, ALC_WARN_AL_NOT_CONVERGED, k,

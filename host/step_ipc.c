@@ -137,6 +137,8 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
     double rho = ALCI_IPC_RHO0, eta = 0, eta0 = 0, lastResidual = INFINITY;
     s->alphaMin = 1;
     for (;;) {
+        st = alci_cancelled(sim, d, "Newton iteration", k);
+        if (st != ALC_OK) return st;
         if (k >= o->maxIter) {
             s->capped = 1;
             alci_warn(sim, d, ALC_WARN_AL_NOT_CONVERGED, k,

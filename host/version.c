@@ -19,7 +19,7 @@ const char* alcu_statusString(alctStatus status) {
         "ALC_ERR_NOMEM",   "ALC_ERR_DEVICE_NOMEM", "ALC_ERR_CUDA",
         "ALC_ERR_SCENE",   "ALC_ERR_CAPACITY",     "ALC_ERR_NO_DEVICE",
         "ALC_ERR_VERSION", "ALC_ERR_IO",           "ALC_ERR_UNSUPPORTED",
-        "ALC_ERR_NUMERIC"};
+        "ALC_ERR_NUMERIC", "ALC_ERR_CANCELLED"};
     if ((int)status < 0 || status >= ALC_NSTATUS) return "unknown status";
     return names[status];
 }

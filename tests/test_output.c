@@ -5,6 +5,7 @@
 #include "progress.h"
 #include "state_io.h"
 #include "stats_writer.h"
+#include "test_files.h"
 #include "test_macros.h"
 
 #include <dirent.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -796,5 +798,31 @@ ALC_TEST(output_progress_tty) {
     ENSURE_MSG(cr >= 2 && cr <= 6, "%d redraws: %s", cr, buf);
     ENSURE(strstr(buf, "100.0%") && strstr(buf, "[##############################]"));
     ENSURE(n > 0 && buf[n - 1] == '\n');
+    return ALC_TEST_PASS;
+}
+
+/// summary.txt goes through the atomic writer and its failure fails the run (issue 16, item 4):
+/// with a non-empty directory where the file must go, the rename fails and `alcove run` exits 1
+/// naming the file, instead of exiting 0 having written nothing.
+ALC_TEST(output_summaryWriteErrorFailsTheRun) {
+    const char* dir = alct_tmpDir("summary", "out");
+    char sub[1200], cmd[4096];
+    snprintf(sub, sizeof sub, "%s/summary.txt/keep", dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", sub);
+    ENSURE(system(cmd) == 0);
+    const char* build = getenv("ALC_BUILD");
+    snprintf(cmd, sizeof cmd,
+             "%s/alcove run %s/scenes/box_drop.yaml --steps 2 --out '%s' --quiet 2>%s/err.txt",
+             build ? build : "build", alct_rootDir(), dir, dir);
+    int rc = system(cmd);
+    ENSURE_MSG(WIFEXITED(rc) && WEXITSTATUS(rc) == 1, "status %d", rc);
+    char path[1300], buf[1024] = {0};
+    snprintf(path, sizeof path, "%s/err.txt", dir);
+    FILE* f = fopen(path, "r");
+    ENSURE(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    ENSURE_MSG(strstr(buf, "summary.txt"), "%s", buf);
     return ALC_TEST_PASS;
 }

@@ -11,7 +11,8 @@ enum {
     ALC_EXIT_OK = 0,          ///< success (check: clean; ccd-check: no false negative)
     ALC_EXIT_FAIL = 1,        ///< runtime failure, or a check that found a violation
     ALC_EXIT_USAGE = 2,       ///< bad command line or bad input (scene, mesh, files)
-    ALC_EXIT_INTERRUPT = 130  ///< stopped by Ctrl-C after finishing the current step
+    ALC_EXIT_INTERRUPT = 130,  ///< stopped by Ctrl-C (SIGINT); every file written is complete
+    ALC_EXIT_TERMINATED = 143  ///< stopped by SIGTERM; every file written is complete
 };
 
 /// Scene selection and overrides common to run and bench.

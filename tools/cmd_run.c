@@ -13,11 +13,61 @@
 #include <time.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t g_stop = 0;
+// Ctrl-C or SIGTERM: the step in progress is cancelled (alc_cancelStep: it returns at its next
+// Newton or outer iteration, leaving the data at the last completed step), and the run ends
+// with every file written so far complete. A second signal exits at once: the files are still
+// complete, every one being written atomically.
+static volatile sig_atomic_t g_stop = 0;  // the signal received, 0 none
+static alcSim* volatile g_sim = NULL;
 
 static void onSignal(int sig) {
-    (void)sig;
-    g_stop = 1;
+    if (g_stop) _exit(sig == SIGTERM ? ALC_EXIT_TERMINATED : ALC_EXIT_INTERRUPT);
+    g_stop = sig;
+    if (g_sim) alc_cancelStep(g_sim);
+}
+
+static int stopCode(void) {
+    return g_stop == SIGTERM ? ALC_EXIT_TERMINATED : ALC_EXIT_INTERRUPT;
+}
+
+/// Install the handlers (before the scene is loaded: a signal during a long load is honoured).
+static void installHandlers(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = onSignal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/// An output folder must name something other than the file system's root: the run cleans
+/// frames, states and contacts inside it. "" and the root, however spelt ("/", "//.",
+/// "/tmp/.."), are usage errors. A folder that does not exist yet passes here; the run checks
+/// it again once it has made it.
+static int outputPathOk(const char* dir) {
+    char real[4096];
+    int root = dir[0] == 0 || (realpath(dir, real) && !strcmp(real, "/"));
+    if (!root && dir[0] == '/') {
+        // lexically: the components left after "." and ".." (a depth that returns to 0)
+        int depth = 0;
+        for (const char* c = dir; *c;) {
+            while (*c == '/') c++;
+            const char* e = c;
+            while (*e && *e != '/') e++;
+            size_t len = (size_t)(e - c);
+            if (len == 2 && c[0] == '.' && c[1] == '.')
+                depth = depth > 0 ? depth - 1 : 0;
+            else if (len > 0 && !(len == 1 && c[0] == '.'))
+                depth++;
+            c = e;
+        }
+        root = depth == 0;
+    }
+    if (root) {
+        fprintf(stderr, "alcove run: --out '%s' is %s; name a folder for the run's output\n", dir,
+                dir[0] ? "the file system's root" : "empty");
+    }
+    return !root;
 }
 
 static void runUsage(FILE* out) {
@@ -35,7 +85,8 @@ static void runUsage(FILE* out) {
         "\n"
         "options:\n"
         "  --steps N          number of steps (default: the scene's run.steps)\n"
-        "  --out DIR          output folder (default: the scene's run.output, else out/NAME)\n"
+        "  --out DIR          output folder (default: the scene's run.output, else out/NAME;\n"
+        "                     not empty, not the root)\n"
         "  --backend B        ref, cuda or auto (default auto: cuda when a device is usable)\n"
         "  --preset P         use the parameter preset P of the scene (e.g. full)\n"
         "  --set NAME=VALUE   override a scene parameter (repeatable)\n"
@@ -266,7 +317,14 @@ int alc_cmdRun(int argc, char** argv) {
         runUsage(stderr);
         return ALC_EXIT_USAGE;
     }
+    if (out && !outputPathOk(out)) return ALC_EXIT_USAGE;
+    installHandlers();
     alcModel* m = alc_cliLoad(&s);
+    if (g_stop) {
+        fprintf(stderr, "alcove: interrupted while loading the scene\n");
+        alc_deleteModel(m);
+        return stopCode();
+    }
     if (!m) return ALC_EXIT_USAGE;
     int steps = s.steps >= 0 ? s.steps : m->run.steps;
     Writer w;
@@ -289,6 +347,15 @@ int alc_cmdRun(int argc, char** argv) {
     char path[4096], err[1024];
     int code = ALC_EXIT_OK;
     const char* sub[] = {"frames", "states", "contacts"};
+    if (alci_mkdirs(outDir, err, sizeof err) != ALC_OK) {
+        fprintf(stderr, "alcove: %s\n", err);
+        alc_deleteModel(m);
+        return ALC_EXIT_FAIL;
+    }
+    if (!outputPathOk(outDir)) {  // "/x/.." exists only now
+        alc_deleteModel(m);
+        return ALC_EXIT_USAGE;
+    }
     for (int k = 0; k < 3; k++) {
         snprintf(path, sizeof path, "%s/%s", outDir, sub[k]);
         if (alci_mkdirs(path, err, sizeof err) != ALC_OK) {
@@ -346,17 +413,20 @@ int alc_cmdRun(int argc, char** argv) {
     }
     if (code == ALC_EXIT_OK && !writeFrame(&w, NULL, d, 0)) code = ALC_EXIT_FAIL;
 
-    // the loop; Ctrl-C stops after the current step with every file complete
-    void (*oldInt)(int) = signal(SIGINT, onSignal);
-    void (*oldTerm)(int) = signal(SIGTERM, onSignal);
+    // the loop; Ctrl-C cancels the step in progress, with every file complete
+    g_sim = sim;
     alciProgress prog;
     if (!quiet) alci_progress_begin(&prog, stderr, steps, alc_sceneName(m));
     for (int k = 0; k < steps && code == ALC_EXIT_OK; k++) {
         if (g_stop) {
-            code = ALC_EXIT_INTERRUPT;
+            code = stopCode();
             break;
         }
         st = alc_step(sim, d);
+        if (st == ALC_ERR_CANCELLED) {
+            code = stopCode();
+            break;
+        }
         if (st != ALC_OK) {
             fprintf(stderr, "\nalcove: step %d failed: %s\n", k + 1, alc_lastError(sim));
             code = ALC_EXIT_FAIL;
@@ -374,28 +444,35 @@ int alc_cmdRun(int argc, char** argv) {
         }
     }
     if (!quiet) alci_progress_end(&prog);
-    signal(SIGINT, oldInt);
-    signal(SIGTERM, oldTerm);
-    if (code == ALC_EXIT_INTERRUPT)
-        fprintf(stderr, "alcove: interrupted after step %ld\n", d->step);
+    if (code == ALC_EXIT_INTERRUPT || code == ALC_EXIT_TERMINATED) {
+        fprintf(stderr, "alcove: %s during step %ld; the output holds steps 0 to %ld\n",
+                g_stop == SIGTERM ? "terminated" : "interrupted", d->step + 1, d->step);
+    }
     if (statsOpen && alci_stats_close(&stats, err, sizeof err) != ALC_OK) {
         fprintf(stderr, "alcove: %s\n", err);
         if (code == ALC_EXIT_OK) code = ALC_EXIT_FAIL;
     }
     // summary
     if (d->run.steps > 0) {
+        // through the atomic writer: complete or absent, and a write error fails the run
         snprintf(path, sizeof path, "%s/summary.txt", outDir);
-        FILE* f = fopen(path, "w");
-        if (f) {
-            alci_stats_summary(f, m, &d->run, backendName);
-            fprintf(f, "  memory     : %.1f MB held by the backend (peak)\n",
-                    (double)d->maxuse_memory / 1e6);
+        alciFile sf;
+        if (alci_file_open(&sf, path, err, sizeof err) != ALC_OK) {
+            fprintf(stderr, "alcove: %s\n", err);
+            if (code == ALC_EXIT_OK) code = ALC_EXIT_FAIL;
+        } else {
+            alci_stats_summary(sf.fp, m, &d->run, backendName);
+            alci_file_printf(&sf, "  memory     : %.1f MB held by the backend (peak)\n",
+                             (double)d->maxuse_memory / 1e6);
             for (int k = 0; k < ALC_NWARNING; k++) {
                 if (d->warning[k].count)
-                    fprintf(f, "warning %s: %d\n", alcu_warningString((alctWarning)k),
-                            d->warning[k].count);
+                    alci_file_printf(&sf, "warning %s: %d\n", alcu_warningString((alctWarning)k),
+                                     d->warning[k].count);
             }
-            fclose(f);
+            if (alci_file_commit(&sf, err, sizeof err) != ALC_OK) {
+                fprintf(stderr, "alcove: %s\n", err);
+                if (code == ALC_EXIT_OK) code = ALC_EXIT_FAIL;
+            }
         }
         if (!quiet) {
             alci_stats_summary(stdout, m, &d->run, backendName);
@@ -412,6 +489,7 @@ int alc_cmdRun(int argc, char** argv) {
     for (int i = 0; i < w.nframe; i++) free(w.files[i]);
     free(w.files);
     free(w.times);
+    g_sim = NULL;
     alc_deleteSim(sim);
     alc_deleteData(d);
     alc_deleteModel(m);

@@ -23,7 +23,8 @@ static void usage(FILE* out) {
         "  version          print the version\n"
         "\n"
         "'alcove <command> --help' describes each command's options.\n"
-        "exit codes: 0 success, 1 failure (or violations found), 2 bad input, 130 interrupted\n",
+        "exit codes: 0 success, 1 failure (or violations found), 2 bad input, 130 interrupted,\n"
+        "143 terminated\n",
         alcu_versionString());
 }
 

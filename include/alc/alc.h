@@ -211,8 +211,19 @@ ALC_API const char* alc_lastError(const alcSim* sim);
 /// warnings. Every state it writes is intersection-free and, under the inversion option,
 /// inversion-free.
 /// @return ALC_OK (also when the step hit its iteration cap: see ALC_WARN_AL_NOT_CONVERGED);
-///         ALC_ERR_NUMERIC when the input state holds NaN/Inf; ALC_ERR_CAPACITY; ALC_ERR_CUDA.
+///         ALC_ERR_NUMERIC when the input state holds NaN/Inf; ALC_ERR_CAPACITY; ALC_ERR_CUDA;
+///         ALC_ERR_CANCELLED after alc_cancelStep (data unchanged).
 ALC_API alctStatus alc_step(alcSim* sim, alcData* data);
+
+/// Ask the step in progress on sim to stop: it returns ALC_ERR_CANCELLED at its next check
+/// (before every Newton iteration and every outer iteration of the solver, so within one Newton
+/// iteration's time), leaving data at the last completed step: x, v, time, step, stat and the
+/// run statistics as they were. The contact warm start (active set, multipliers) is that of the
+/// stopped attempt; the next alc_step continues from data as usual. A request made while no
+/// step runs stops the next step at its first check. Safe to call from another thread, from a
+/// log callback of the step itself, and from a signal handler (it only sets a flag).
+/// NULL-safe.
+ALC_API void alc_cancelStep(alcSim* sim);
 
 /// Forget the contact state carried between steps (active set, multipliers, friction).
 /// Call after writing data->x by hand.

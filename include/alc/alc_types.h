@@ -37,6 +37,8 @@ typedef enum alctStatus_ {
     ALC_ERR_IO,            ///< a file could not be read or written
     ALC_ERR_UNSUPPORTED,   ///< the build or backend does not provide this feature
     ALC_ERR_NUMERIC,       ///< NaN or Inf reached the state; the step was not taken
+    ALC_ERR_CANCELLED,     ///< alc_cancelStep stopped the step; the data is that of the last
+                           ///< completed step
     ALC_NSTATUS
 } alctStatus;
 
