@@ -118,6 +118,11 @@ int alci_frictionOn(const alcModel* m);
 void alci_energy_begin(alcSim* sim, const alcData* d);
 void alci_energy_end(alcSim* sim, alcData* d);
 
+/// alc_compileSpec, and when the initial state intersects, the spec (= model) indices of the
+/// bodies of the first intersecting pair in bad[0] (the edge's) and bad[1] (the triangle's),
+/// else -1 (for the scene loader's file:line:col).
+alctStatus alci_compileSpec(const alcSpec* s, alcModel** out, char* err, int errsz, int bad[2]);
+
 /// A pending alc_cancelStep request is consumed and reported as ALC_ERR_CANCELLED (the message
 /// names the step and where it stopped); ALC_OK when none is pending. The step loops call it
 /// before every Newton iteration and every outer iteration.

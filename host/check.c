@@ -137,8 +137,8 @@ static void checkFinite(const alciCheckInput* in, unsigned char* bad, alciCheckR
 
 // (a) tetrahedra that are not strictly positively oriented
 static void checkTets(const alciCheckInput* in, const unsigned char* bad, alciCheckReport* rep) {
-    int count = 0, first = INT32_MAX;
-#pragma omp parallel for schedule(static) reduction(+ : count) reduction(min : first)
+    int count = 0, allowed = 0, first = INT32_MAX;
+#pragma omp parallel for schedule(static) reduction(+ : count, allowed) reduction(min : first)
     for (int t = 0; t < in->ntet; t++) {
         const int* v = in->tet + 4 * t;
         if (anyBad(bad, v, 4)) continue;
@@ -146,9 +146,14 @@ static void checkTets(const alciCheckInput* in, const unsigned char* bad, alciCh
         if (alci_orient3d_exact(x + 3 * v[0], x + 3 * v[1], x + 3 * v[2], x + 3 * v[3]) > 0) {
             continue;
         }
+        if (in->tet_protected && !in->tet_protected[t]) {
+            allowed++;  // a material that may invert (corotated, stable Neo-Hookean)
+            continue;
+        }
         count++;
         if (t < first) first = t;
     }
+    rep->ninvertedAllowed = allowed;
     rep->ninverted = count;
     if (count == 0) return;
     rep->tet = first;
@@ -265,8 +270,15 @@ static void formatMessage(const alciCheckInput* in, alciCheckReport* rep) {
     if (rep->clean) {
         snprintf(m, sz,
                  "ok: %d vertices, %d tetrahedra, %d triangles, %d edges: no NaN/Inf, "
-                 "no inverted tetrahedron, no intersection",
-                 in->nvert, in->ntet, in->ntri, in->nedge);
+                 "no inverted tetrahedron%s, no intersection",
+                 in->nvert, in->ntet, in->ntri, in->nedge,
+                 rep->ninvertedAllowed ? " of a non-invertible material" : "");
+        len = strlen(m);
+        if (rep->ninvertedAllowed > 0) {
+            snprintf(m + len, sz - len,
+                     "; %d inverted tetrahedra of materials that may invert (allowed)",
+                     rep->ninvertedAllowed);
+        }
         return;
     }
     if (rep->nnonfinite > 0) {
@@ -279,6 +291,12 @@ static void formatMessage(const alciCheckInput* in, alciCheckReport* rep) {
         snprintf(m + len, sz - len, "%sinverted tetrahedron %d (vertices %d %d %d %d%s; %d in all)",
                  len ? "; " : "", rep->tet, rep->tetVert[0], rep->tetVert[1], rep->tetVert[2],
                  rep->tetVert[3], b1, rep->ninverted);
+        len = strlen(m);
+    }
+    if (rep->ninvertedAllowed > 0) {
+        snprintf(m + len, sz - len,
+                 "%s%d inverted tetrahedra of materials that may invert (allowed)", len ? "; " : "",
+                 rep->ninvertedAllowed);
         len = strlen(m);
     }
     if (rep->nintersect > 0) {

@@ -9,17 +9,21 @@
 
 /// One state to check (all arrays in host memory, indices 0-based into x).
 typedef struct alciCheckInput_ {
-    int nvert;             ///< vertices
-    const double* x;       ///< positions (nvert x 3) (m)
-    int ntet;              ///< tetrahedra (0 for surface-only scenes)
-    const int* tet;        ///< tetrahedron vertices (ntet x 4); nullable when ntet == 0
-    int ntri;              ///< surface triangles, all bodies
-    const int* tri;        ///< triangle vertices (ntri x 3); nullable when ntri == 0
-    int nedge;             ///< surface edges, all bodies
-    const int* edge;       ///< edge vertices (nedge x 2); nullable when nedge == 0
-    const int* tet_body;   ///< body id of each tetrahedron (ntet), for messages; nullable
-    const int* tri_body;   ///< body id of each triangle (ntri), for messages; nullable
-    const int* edge_body;  ///< body id of each edge (nedge), for messages; nullable
+    int nvert;                 ///< vertices
+    const double* x;           ///< positions (nvert x 3) (m)
+    int ntet;                  ///< tetrahedra (0 for surface-only scenes)
+    const int* tet;            ///< tetrahedron vertices (ntet x 4); nullable when ntet == 0
+    int ntri;                  ///< surface triangles, all bodies
+    const int* tri;            ///< triangle vertices (ntri x 3); nullable when ntri == 0
+    int nedge;                 ///< surface edges, all bodies
+    const int* edge;           ///< edge vertices (nedge x 2); nullable when nedge == 0
+    const int* tet_body;       ///< body id of each tetrahedron (ntet), for messages; nullable
+    const int* tri_body;       ///< body id of each triangle (ntri), for messages; nullable
+    const int* edge_body;      ///< body id of each edge (nedge), for messages; nullable
+    const int* tet_protected;  ///< 1 for a tetrahedron the solver keeps from inverting, 0 for one
+                               ///< whose material may invert (ntet; alciTopology's); an
+                               ///< inversion of the latter is counted in ninvertedAllowed, not
+                               ///< a failure; NULL: every tetrahedron is protected
     const unsigned char* body_obstacle;  ///< 1 for obstacle bodies (indexed by the body ids);
                                          ///< edge-triangle pairs between two obstacles are not
                                          ///< checked (obstacles never interact); nullable
@@ -29,25 +33,27 @@ typedef struct alciCheckInput_ {
 /// tetrahedron, and the intersecting pair lowest by (edge, triangle). Bodies are -1 when the
 /// input has no body ids; every index is -1 when there is no offender of its kind.
 typedef struct alciCheckReport_ {
-    int nnonfinite;     ///< vertices with a NaN or Inf coordinate
-    int ninverted;      ///< tetrahedra whose orientation is not strictly positive
-    int nintersect;     ///< (edge, triangle) pairs without a shared vertex that meet
-    int vert;           ///< first vertex with a NaN or Inf coordinate
-    int tet;            ///< first inverted tetrahedron
-    int tetVert[4];     ///< its vertices
-    int tetBody;        ///< its body
-    int edge;           ///< edge of the first intersecting pair
-    int edgeVert[2];    ///< its vertices
-    int edgeBody;       ///< its body
-    int tri;            ///< triangle of the first intersecting pair
-    int triVert[3];     ///< its vertices
-    int triBody;        ///< its body
-    int clean;          ///< 1 when all three counts are zero
-    char message[512];  ///< one line: "ok: ..." or the offenders separated by "; "
+    int nnonfinite;        ///< vertices with a NaN or Inf coordinate
+    int ninverted;         ///< protected tetrahedra whose orientation is not strictly positive
+    int ninvertedAllowed;  ///< inverted tetrahedra of materials that may invert (not failures)
+    int nintersect;        ///< (edge, triangle) pairs without a shared vertex that meet
+    int vert;              ///< first vertex with a NaN or Inf coordinate
+    int tet;               ///< first inverted tetrahedron
+    int tetVert[4];        ///< its vertices
+    int tetBody;           ///< its body
+    int edge;              ///< edge of the first intersecting pair
+    int edgeVert[2];       ///< its vertices
+    int edgeBody;          ///< its body
+    int tri;               ///< triangle of the first intersecting pair
+    int triVert[3];        ///< its vertices
+    int triBody;           ///< its body
+    int clean;             ///< 1 when nnonfinite, ninverted and nintersect are zero
+    char message[512];     ///< one line: "ok: ..." or the offenders separated by "; "
 } alciCheckReport;
 
 /// Check one state:
-///  (a) every tetrahedron (v0, v1, v2, v3) has det[v1 - v0, v2 - v0, v3 - v0] > 0 (exact);
+///  (a) every protected tetrahedron (v0, v1, v2, v3) has det[v1 - v0, v2 - v0, v3 - v0] > 0
+///      (exact); the others that do not are counted apart (ninvertedAllowed);
 ///  (b) no surface edge meets a surface triangle it shares no vertex with, across bodies and
 ///      within one body; touching (distance exactly zero), coplanar overlap included (exact);
 ///  (c) no coordinate is NaN or Inf. Elements with such a vertex are left out of (a) and (b).

@@ -20,7 +20,26 @@ typedef struct {
     char dir[PATH_MAX];  // folder of the scene file (mesh paths are relative to it)
     char** matName;      // material names in spec order
     int nmat;
+    int* bodyLine;  // 1-based line and column of each spec body's entry (2 per body)
+    int nbodyPos, capBodyPos;
 } Loader;
+
+/// Remember where spec body `index` is declared (for errors found when the model is compiled).
+static int noteBodyPos(Loader* L, int index, const alciYNode* at) {
+    if (index < 0) return 1;
+    if (index >= L->capBodyPos) {
+        int cap = index + 64 > 2 * L->capBodyPos ? index + 64 : 2 * L->capBodyPos;
+        int* p = (int*)realloc(L->bodyLine, sizeof(int) * 2 * (size_t)cap);
+        if (!p) return 0;
+        for (int i = 2 * L->capBodyPos; i < 2 * cap; i++) p[i] = 0;
+        L->bodyLine = p;
+        L->capBodyPos = cap;
+    }
+    L->bodyLine[2 * index] = at->line;
+    L->bodyLine[2 * index + 1] = at->col;
+    if (index >= L->nbodyPos) L->nbodyPos = index + 1;
+    return 1;
+}
 
 static const char* const kTopKeys[] = {"name",    "params",    "presets",  "run",
                                        "physics", "solver",    "friction", "materials",
@@ -804,6 +823,10 @@ static int readBodyList(Loader* L, alciYNode* root, const char* section, int sol
                 ok = alciy_fail(&L->y, b, "%s", alc_specError(L->spec));
                 break;
             }
+            if (!noteBodyPos(L, bodyIndex, b)) {
+                ok = alciy_fail(&L->y, b, "out of memory");
+                break;
+            }
             if (motion) {
                 alcDriverDef dd = alc_defaultDriverDef();
                 char dn[300];
@@ -877,6 +900,7 @@ static void freeLoader(Loader* L) {
     free(L->y.paramValue);
     for (int i = 0; i < L->nmat; i++) free(L->matName[i]);
     free(L->matName);
+    free(L->bodyLine);
     alc_deleteSpec(L->spec);
 }
 
@@ -935,8 +959,17 @@ alctStatus alc_loadScene(const char* path, const alcLoadDef* def, alcModel** mod
         ok = alciy_fail(&L.y, root, "the scene has no bodies: list");
     if (ok) {
         char msg[ALC_ERRLEN];
-        status = alc_compileSpec(L.spec, model, msg, sizeof msg);
-        if (status != ALC_OK) alci_setMessage(err, errsz, "%s: %s", path, msg);
+        int bad[2];
+        status = alci_compileSpec(L.spec, model, msg, sizeof msg, bad);
+        if (status != ALC_OK && bad[0] >= 0 && bad[0] < L.nbodyPos && bad[1] >= 0 &&
+            bad[1] < L.nbodyPos && L.bodyLine[2 * bad[0]] > 0) {
+            // an initial intersection: point at the first body's entry, and name the other's
+            alci_setMessage(err, errsz, "%s:%d:%d: %s (the second body is declared at line %d:%d)",
+                            path, L.bodyLine[2 * bad[0]], L.bodyLine[2 * bad[0] + 1], msg,
+                            L.bodyLine[2 * bad[1]], L.bodyLine[2 * bad[1] + 1]);
+        } else if (status != ALC_OK) {
+            alci_setMessage(err, errsz, "%s: %s", path, msg);
+        }
     }
     alciy_free(root);
     freeLoader(&L);

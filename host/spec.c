@@ -572,8 +572,9 @@ static alctStatus checkOptions(const alcOption* o, char* err, int errsz) {
     return ALC_OK;
 }
 
-/// Exact intersection check of the initial positions (host/check.c).
-static alctStatus checkInitialState(const alcModel* m, char* err, int errsz) {
+/// Exact intersection check of the initial positions (host/check.c); on an intersection the two
+/// bodies of the first pair go to bad[0] (the edge's) and bad[1] (the triangle's).
+static alctStatus checkInitialState(const alcModel* m, char* err, int errsz, int bad[2]) {
     unsigned char* obstacle = (unsigned char*)malloc((size_t)m->nbody);
     if (!obstacle) return ALC_ERR_NOMEM;
     for (int b = 0; b < m->nbody; b++) obstacle[b] = m->body_type[b] == ALC_BODY_OBSTACLE;
@@ -593,6 +594,8 @@ static alctStatus checkInitialState(const alcModel* m, char* err, int errsz) {
     free(obstacle);
     if (st != ALC_OK) return st;
     if (rep.nintersect > 0) {
+        bad[0] = rep.edgeBody;
+        bad[1] = rep.triBody;
         alci_setMessage(err, errsz,
                         "the initial state intersects: body '%s' (edge of vertices %d %d) meets "
                         "body '%s' (triangle of vertices %d %d %d); %d pairs in all",
@@ -605,6 +608,12 @@ static alctStatus checkInitialState(const alcModel* m, char* err, int errsz) {
 }
 
 alctStatus alc_compileSpec(const alcSpec* s, alcModel** out, char* err, int errsz) {
+    int bad[2];
+    return alci_compileSpec(s, out, err, errsz, bad);
+}
+
+alctStatus alci_compileSpec(const alcSpec* s, alcModel** out, char* err, int errsz, int bad[2]) {
+    bad[0] = bad[1] = -1;
     if (!s || !out) return ALC_ERR_INVALID_ARG;
     *out = NULL;
     alctStatus st = checkOptions(&s->opt, err, errsz);
@@ -956,7 +965,7 @@ alctStatus alc_compileSpec(const alcSpec* s, alcModel** out, char* err, int errs
     free(obstacleDriven);
     // the initial state must be intersection-free: the method only ever moves between
     // intersection-free states (exact check, obstacle-obstacle pairs excluded)
-    if (st == ALC_OK) st = checkInitialState(m, err, errsz);
+    if (st == ALC_OK) st = checkInitialState(m, err, errsz, bad);
     if (st != ALC_OK) {
         if (st == ALC_ERR_NOMEM) alci_setMessage(err, errsz, "out of memory");
         alc_deleteModel(m);

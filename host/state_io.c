@@ -11,7 +11,8 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#define TOPO_MAGIC  "ALCTOPO1"
+#define TOPO_MAGIC  "ALCTOPO2"  // version 2: the tetrahedra's protection recorded
+#define TOPO_MAGIC1 "ALCTOPO1"  // version 1: read, every tetrahedron taken as protected
 #define STATE_MAGIC "ALCSTAT1"
 // bytes before the payload of a state file, and of the fixed topology header
 #define STATE_HEADER 40
@@ -114,7 +115,20 @@ typedef struct {
     size_t len;
 } TopoArray;
 
-enum { T_TETV, T_TRIV, T_EDGEV, T_TRIB, T_EDGEB, T_VERTB, T_TETB, T_BTYPE, T_BADR, T_BNUM, T_N };
+enum {
+    T_TETV,
+    T_TRIV,
+    T_EDGEV,
+    T_TRIB,
+    T_EDGEB,
+    T_VERTB,
+    T_TETB,
+    T_BTYPE,
+    T_BADR,
+    T_BNUM,
+    T_TETP,  // version 2 on
+    T_N
+};
 
 static void topoArrays(alciTopology* t, TopoArray a[T_N]) {
     size_t nv = (size_t)t->nvert, nt = (size_t)t->ntet, nf = (size_t)t->ntri;
@@ -129,6 +143,7 @@ static void topoArrays(alciTopology* t, TopoArray a[T_N]) {
     a[T_BTYPE] = (TopoArray){&t->body_type, nb};
     a[T_BADR] = (TopoArray){&t->body_vertadr, nb};
     a[T_BNUM] = (TopoArray){&t->body_vertnum, nb};
+    a[T_TETP] = (TopoArray){&t->tet_protected, nt};
 }
 
 // 1 if every value of an array lies in [0, bound); otherwise a message and 0
@@ -173,7 +188,8 @@ static int checkTopology(const char* path, alciTopology* t, char* err, int errsz
         !checkRange(path, "vert_body", t->vert_body, a[T_VERTB].len, nb, err, errsz) ||
         !checkRange(path, "tet_body", t->tet_body, a[T_TETB].len, nb, err, errsz) ||
         !checkRange(path, "body_type", t->body_type, a[T_BTYPE].len, ALC_BODY_OBSTACLE + 1, err,
-                    errsz)) {
+                    errsz) ||
+        !checkRange(path, "tet_protected", t->tet_protected, a[T_TETP].len, 2, err, errsz)) {
         return 0;
     }
 
@@ -208,6 +224,9 @@ static const char* modelBodyName(const alcModel* m, int b, size_t* len) {
     return m->names + adr;
 }
 
+static alctStatus writeTopology(const char* path, const alcModel* m, alciTopology* tp, char* err,
+                                int errsz);
+
 alctStatus alci_state_writeTopology(const char* path, const alcModel* m, char* err, int errsz) {
     if (!path || !path[0] || !m) {
         alci_file_setError(err, errsz, "alci_state_writeTopology: NULL path or model");
@@ -230,6 +249,32 @@ alctStatus alci_state_writeTopology(const char* path, const alcModel* m, char* e
                       .body_type = m->body_type,
                       .body_vertadr = m->body_vertadr,
                       .body_vertnum = m->body_vertnum};
+    // which tetrahedra the solver keeps from inverting (host/step.c: non-invertible materials,
+    // or every one under `inversion: all`)
+    t.tet_protected = (int*)malloc(sizeof(int) * ((size_t)m->ntet + 1));
+    if (!t.tet_protected) {
+        alci_file_setError(err, errsz, "%s: out of memory", path);
+        return ALC_ERR_NOMEM;
+    }
+    // (a model without materials, as hand-built ones in tests, is taken as protected: strict)
+    for (int k = 0; k < m->ntet; k++) {
+        int b = m->tet_body ? m->tet_body[k] : -1;
+        int model = ALC_MAT_NEOHOOKEAN;
+        if (b >= 0 && b < m->nbody && m->body_mat && m->mat_model && m->body_mat[b] >= 0 &&
+            m->body_mat[b] < m->nmat) {
+            model = m->mat_model[m->body_mat[b]];
+        }
+        t.tet_protected[k] = m->opt.inversion == ALC_INVERSION_ALL || model == ALC_MAT_NEOHOOKEAN;
+    }
+    alctStatus st = writeTopology(path, m, &t, err, errsz);
+    free(t.tet_protected);
+    return st;
+}
+
+// serialize t (a view of m's arrays) and write it atomically
+static alctStatus writeTopology(const char* path, const alcModel* m, alciTopology* tp, char* err,
+                                int errsz) {
+    alciTopology t = *tp;
     if (!checkTopology(path, &t, err, errsz)) return ALC_ERR_INVALID_ARG;
 
     // size of the file
@@ -290,18 +335,22 @@ void alci_state_freeTopology(alciTopology* t) {
 }
 
 // parse a topology image whose length and CRC were checked; 0 and a message on error
-static alctStatus parseTopology(const char* path, const unsigned char* d, size_t n, alciTopology* t,
-                                char* err, int errsz) {
+static alctStatus parseTopology(const char* path, const unsigned char* d, size_t n, int narr,
+                                alciTopology* t, char* err, int errsz) {
     TopoArray a[T_N];
     topoArrays(t, a);
     size_t pos = TOPO_HEADER;
 
-    // int32 arrays
+    // int32 arrays (the first narr in the file; a version-1 file has no tet_protected: all 1)
     for (int k = 0; k < T_N; k++) {
         *a[k].ptr = (int*)malloc(a[k].len * sizeof(int) + 1);
         if (!*a[k].ptr) {
             alci_file_setError(err, errsz, "%s: out of memory", path);
             return ALC_ERR_NOMEM;
+        }
+        if (k >= narr) {
+            for (size_t i = 0; i < a[k].len; i++) (*a[k].ptr)[i] = 1;
+            continue;
         }
         for (size_t i = 0; i < a[k].len; i++, pos += 4) (*a[k].ptr)[i] = getI32(d + pos);
     }
@@ -365,7 +414,10 @@ alctStatus alci_state_readTopology(const char* path, alciTopology* out, char* er
         alci_file_setError(err, errsz, "%s: truncated topology file (%zu bytes)", path, n);
         goto fail;
     }
-    if (memcmp(d, TOPO_MAGIC, 8) != 0) {
+    int narr = T_N;
+    if (memcmp(d, TOPO_MAGIC1, 8) == 0) {
+        narr = T_N - 1;  // no tet_protected
+    } else if (memcmp(d, TOPO_MAGIC, 8) != 0) {
         alci_file_setError(err, errsz, "%s: not an alcove topology file (bad magic)", path);
         goto fail;
     }
@@ -385,7 +437,7 @@ alctStatus alci_state_readTopology(const char* path, alciTopology* out, char* er
     uint64_t need = TOPO_HEADER + 4 + 4 * (uint64_t)t.nbody;
     TopoArray a[T_N];
     topoArrays(&t, a);
-    for (int k = 0; k < T_N; k++) need += 4 * (uint64_t)a[k].len;
+    for (int k = 0; k < narr; k++) need += 4 * (uint64_t)a[k].len;
     if (need > n) {
         alci_file_setError(err, errsz, "%s: truncated: %zu bytes, but the sizes need at least %llu",
                            path, n, (unsigned long long)need);
@@ -397,7 +449,7 @@ alctStatus alci_state_readTopology(const char* path, alciTopology* out, char* er
         alci_file_setError(err, errsz, "%s: CRC mismatch: the file is corrupt", path);
         goto fail;
     }
-    st = parseTopology(path, d, n, &t, err, errsz);
+    st = parseTopology(path, d, n, narr, &t, err, errsz);
     if (st) goto fail;
     if (!checkTopology(path, &t, err, errsz)) {
         st = ALC_ERR_IO;

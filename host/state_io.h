@@ -35,19 +35,23 @@
 /// (alci_state_freeTopology). Fields mirror alcModel.
 typedef struct alciTopology_ {
     int nvert, ntet, ntri, nedge, nbody;
-    int* tet_vert;      ///< (ntet x 4)
-    int* tri_vert;      ///< (ntri x 3)
-    int* edge_vert;     ///< (nedge x 2)
-    int* tri_body;      ///< (ntri)
-    int* edge_body;     ///< (nedge)
-    int* vert_body;     ///< (nvert)
-    int* tet_body;      ///< (ntet)
-    int* body_type;     ///< alctBodyType (nbody)
-    int* body_vertadr;  ///< first vertex (nbody)
-    int* body_vertnum;  ///< vertex count (nbody)
-    int* body_nameadr;  ///< offset of the body's zero-terminated name in names (nbody)
-    char* names;        ///< body names, each zero-terminated (nname bytes)
-    int nname;          ///< bytes of names
+    int* tet_vert;       ///< (ntet x 4)
+    int* tri_vert;       ///< (ntri x 3)
+    int* edge_vert;      ///< (nedge x 2)
+    int* tri_body;       ///< (ntri)
+    int* edge_body;      ///< (nedge)
+    int* vert_body;      ///< (nvert)
+    int* tet_body;       ///< (ntet)
+    int* body_type;      ///< alctBodyType (nbody)
+    int* body_vertadr;   ///< first vertex (nbody)
+    int* body_vertnum;   ///< vertex count (nbody)
+    int* tet_protected;  ///< 1 when the solver keeps the tetrahedron from inverting (a
+                         ///< non-invertible material, or every one under `inversion: all`),
+                         ///< 0 when its material may invert (ntet); every 1 in a version-1
+                         ///< file, which does not record it
+    int* body_nameadr;   ///< offset of the body's zero-terminated name in names (nbody)
+    char* names;         ///< body names, each zero-terminated (nname bytes)
+    int nname;           ///< bytes of names
 } alciTopology;
 
 /// Write the topology of a model. The arrays are checked as the reader checks them, so a

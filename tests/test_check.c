@@ -2,6 +2,7 @@
 // within one), coplanar overlaps, inverted and flat tetrahedra, NaN/Inf, first-offender order,
 // and the BVH-culled checker against an all-pairs scan on random touching-heavy soups.
 #include "check.h"
+#include "test_files.h"
 #include "test_macros.h"
 
 #include <math.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 // ---- fixed-seed generator --------------------------------------------------------------------
 
@@ -224,6 +226,73 @@ ALC_TEST(check_clean_two_tets) {
     ENSURE_OK(alci_check_state(&in, &rep));
     ENSURE_MSG(!rep.clean && rep.nintersect > 0, "%s", rep.message);
     free(m);
+    return ALC_TEST_PASS;
+}
+
+// Inversions of materials that may invert are counted apart, not failures (issue 16, item 2);
+// the same inversion of a protected tetrahedron, or with no protection given, is a failure.
+ALC_TEST(check_invertible_materials) {
+    Mesh* m = newMesh();
+    ENSURE(m);
+    addSingleTet(m, 0, 0, 0, 0);
+    addSingleTet(m, 2, 0, 0, 1);
+    // invert the second tetrahedron: its mirror image in the plane z = 0
+    for (int v = 4; v < 8; v++) m->x[3 * v + 2] = -m->x[3 * v + 2];
+    alciCheckInput in = inputOf(m);
+    alciCheckReport rep;
+    ENSURE_OK(alci_check_state(&in, &rep));
+    ENSURE_MSG(!rep.clean && rep.ninverted == 1 && rep.ninvertedAllowed == 0, "%s", rep.message);
+    int mayInvert[2] = {1, 0};
+    in.tet_protected = mayInvert;
+    ENSURE_OK(alci_check_state(&in, &rep));
+    ENSURE_MSG(rep.ninverted == 0 && rep.ninvertedAllowed == 1, "%s", rep.message);
+    ENSURE_MSG(
+        rep.clean && strstr(rep.message, "1 inverted tetrahedra of materials that may invert"),
+        "%s", rep.message);
+    int protect[2] = {1, 1};
+    in.tet_protected = protect;
+    ENSURE_OK(alci_check_state(&in, &rep));
+    ENSURE_MSG(!rep.clean && rep.ninverted == 1 && rep.tet == 1, "%s", rep.message);
+    free(m);
+    return ALC_TEST_PASS;
+}
+
+// `alcove check` on a run whose stable Neo-Hookean box inverts at 100 m/s: clean with a note by
+// default, a failure with --strict (issue 16's report: 13 inverted tetrahedra in step 1).
+ALC_TEST(check_cli_strict) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/scenes/box_drop.yaml", alct_rootDir());
+    FILE* f = fopen(path, "r");
+    ENSURE(f);
+    static char text[16384];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = 0;
+    char* c = strstr(text, "cells: 4 ");
+    char* r = strstr(text, "    rotation:");
+    ENSURE(c && r);
+    c[7] = '2';
+    char scene[20000];
+    size_t head = (size_t)(r - text);
+    snprintf(scene, sizeof scene, "%.*s    velocity: [0, -100, 0]\n%s", (int)head, text, r);
+    const char* dir = alct_tmpDir("check_strict", NULL);
+    const char* sp = alct_writeFile(dir, "fast_snh.yaml", scene);
+    ENSURE(sp);
+    char spath[1100], cmd[4096];
+    snprintf(spath, sizeof spath, "%s", sp);
+    const char* build = getenv("ALC_BUILD");
+    const char* exe = build ? build : "build";
+    snprintf(cmd, sizeof cmd, "%s/alcove run %s --steps 2 --out %s/out --quiet 2>/dev/null", exe,
+             spath, dir);
+    ENSURE(system(cmd) == 0);
+    snprintf(cmd, sizeof cmd, "%s/alcove check %s/out > %s/check.txt", exe, dir, dir);
+    int rc = system(cmd);
+    ENSURE_MSG(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "check: status %d", rc);
+    snprintf(cmd, sizeof cmd, "grep -q 'may invert' %s/check.txt", dir);
+    ENSURE(system(cmd) == 0);
+    snprintf(cmd, sizeof cmd, "%s/alcove check --strict %s/out > /dev/null", exe, dir);
+    rc = system(cmd);
+    ENSURE_MSG(WIFEXITED(rc) && WEXITSTATUS(rc) == 1, "check --strict: status %d", rc);
     return ALC_TEST_PASS;
 }
 

@@ -550,6 +550,62 @@ ALC_TEST(output_topology_roundtrip) {
     return ALC_TEST_PASS;
 }
 
+// The topology records which tetrahedra the solver keeps from inverting (issue 16, item 2):
+// stable Neo-Hookean may invert, Neo-Hookean may not, `inversion: all` protects every one; a
+// version-1 file (which does not record it) reads as all protected.
+ALC_TEST(output_topology_protection) {
+    char dir[64], path[128], err[256] = "";
+    ENSURE(setup(dir, path, sizeof path, "topo.bin"));
+    alcModel m = tinyModel();
+    int matModel[2] = {ALC_MAT_STABLE_NEOHOOKEAN, ALC_MAT_NEOHOOKEAN};
+    int bodyMat[2] = {0, 1};
+    m.nmat = 2;
+    m.mat_model = matModel;
+    m.body_mat = bodyMat;
+    const int want[4][2] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}};  // {model index, inversion all}
+    for (int c = 0; c < 4; c++) {
+        bodyMat[0] = want[c][0];
+        m.opt.inversion = want[c][1] ? ALC_INVERSION_ALL : ALC_INVERSION_AUTO;
+        ENSURE_OK(alci_state_writeTopology(path, &m, err, sizeof err));
+        alciTopology t;
+        ENSURE_MSG(alci_state_readTopology(path, &t, err, sizeof err) == ALC_OK, "%s", err);
+        int expect = want[c][1] || matModel[want[c][0]] == ALC_MAT_NEOHOOKEAN;
+        ENSURE_MSG(t.tet_protected && t.tet_protected[0] == expect, "case %d: %d", c,
+                   t.tet_protected ? t.tet_protected[0] : -1);
+        alci_state_freeTopology(&t);
+    }
+    // a version-1 image: the same bytes without tet_protected, the old magic, its CRC
+    bodyMat[0] = 0;
+    m.opt.inversion = ALC_INVERSION_AUTO;
+    ENSURE_OK(alci_state_writeTopology(path, &m, err, sizeof err));
+    size_t n;
+    unsigned char* d = readAll(path, &n);
+    ENSURE(d && n > 340);
+    // arrays before tet_protected: 4 ntet + 3 ntri + 2 nedge + ntri + nedge + nvert + ntet +
+    // 3 nbody int32 after the 28-byte header
+    size_t pos = 28 + 4 * (size_t)(4 * 1 + 3 * 6 + 2 * 11 + 6 + 11 + 9 + 1 + 3 * 2);
+    unsigned char* v1 = (unsigned char*)malloc(n);
+    ENSURE(v1);
+    memcpy(v1, d, pos);
+    memcpy(v1 + pos, d + pos + 4, n - pos - 4);  // drop the one tetrahedron's flag
+    size_t n1 = n - 4;
+    memcpy(v1, "ALCTOPO1", 8);
+    uLong crc = crc32(crc32(0L, Z_NULL, 0), v1, (uInt)(n1 - 4));
+    for (int b = 0; b < 4; b++) v1[n1 - 4 + b] = (unsigned char)(crc >> (8 * b));
+    char p1[160];
+    snprintf(p1, sizeof p1, "%s/v1.bin", dir);
+    ENSURE(writeAll(p1, v1, n1));
+    alciTopology t;
+    ENSURE_MSG(alci_state_readTopology(p1, &t, err, sizeof err) == ALC_OK, "%s", err);
+    ENSURE(t.ntet == 1 && t.tet_protected && t.tet_protected[0] == 1);
+    ENSURE(strcmp(t.names + t.body_nameadr[1], "floor") == 0);
+    alci_state_freeTopology(&t);
+    free(v1);
+    free(d);
+    removeTree(dir);
+    return ALC_TEST_PASS;
+}
+
 // read a corrupted topology image: must fail with a message containing want
 static int topologyRejected(const char* path, const unsigned char* d, size_t n, const char* want) {
     char err[256] = "";

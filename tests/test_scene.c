@@ -231,3 +231,26 @@ ALC_TEST(scene_badMeshFile) {
     alc_deleteModel(m);
     return ALC_TEST_PASS;
 }
+
+// An initial intersection points at the scene file (issue 16, item 5): file:line:col of the
+// first body's entry, and the line of the other's.
+ALC_TEST(scene_initialIntersectionPosition) {
+    char buf[1024];
+    snprintf(buf, sizeof buf,
+             "%sbodies:\n"
+             "  - name: box\n"
+             "    mesh: {box: {size: 0.5, cells: 2}}\n"
+             "    position: [0, 0.4, 0]\n"
+             "  - name: box2\n"
+             "    mesh: {box: {size: 0.5, cells: 2}}\n"
+             "    position: [0.2, 0.5, 0]\n",
+             kHead);
+    int headLines = 0;
+    for (const char* c = kHead; *c; c++) headLines += *c == '\n';
+    char at[64], other[64];
+    snprintf(at, sizeof at, "overlap.yaml:%d:5:", headLines + 2);
+    snprintf(other, sizeof other, "declared at line %d:5", headLines + 5);
+    ENSURE(expectError("overlap.yaml", buf, ALC_ERR_SCENE, at, "initial state intersects"));
+    ENSURE(expectError("overlap.yaml", buf, ALC_ERR_SCENE, other, "'box2'"));
+    return ALC_TEST_PASS;
+}
