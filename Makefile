@@ -9,6 +9,9 @@
 #   make bench           run the benchmark table (tools/bench.c) on this machine; with
 #                        IPC_DIR=<checkout of ipc-sim/IPC> also the IPC paper's small examples
 #   make asan | ubsan | tsan    sanitizer builds (CUDA=0 host, emulated kernels), then the tests
+#   make fuzz            the readers' libFuzzer targets (clang), FUZZ_TIME seconds each (make test
+#                        runs them for 15 s each after their seed corpora)
+#   make stress          STRESS_COUNT random scenes from seeds, each state checked (make test: 24)
 #   make format | format-check | echo | clean
 #
 # Variables: CUDA=0 builds the host library and reference backend only (no toolkit needed);
@@ -226,6 +229,44 @@ emu: deps $(EMU_ALCOVE) $(EMU_TESTS)
 emu-test: emu
 	ALC_BUILD=$(BUILD) $(abspath $(EMU_TESTS)) $(FILTER)
 
+# ---- fuzzing (tests/fuzz/): libFuzzer targets for every reader of untrusted input -----------
+# The library is rebuilt with clang, instrumented for coverage (fuzzer-no-link), ASan and UBSan,
+# without CUDA or OpenMP; one target per reader. `make test` runs each over its seed corpus and
+# for FUZZ_TIME seconds (when clang with libFuzzer is there); `make fuzz` for longer.
+FUZZ_CC      ?= clang
+FUZZ_TIME    ?= 15
+FUZZ         = $(BUILD)/fuzz
+FUZZ_READERS = scene msh tetgen obj state topology
+FUZZ_BINS    = $(foreach r,$(FUZZ_READERS),$(FUZZ)/fuzz_$(r))
+HAVE_FUZZ    = $(shell printf 'int LLVMFuzzerTestOneInput(const char*d,unsigned long n){return 0;}' | \
+                 $(FUZZ_CC) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null && echo 1)
+
+.PHONY: fuzz fuzz-build fuzz-lib
+fuzz-lib:
+	$(MAKE) --no-print-directory BUILD=$(FUZZ)/lib CC=$(FUZZ_CC) CUDA=0 OPENMP=0 NVTX=0 \
+	  SANITIZER=address,undefined,fuzzer-no-link $(FUZZ)/lib/libalcove.a
+
+$(FUZZ)/fuzz_%: tests/fuzz/fuzz_readers.c fuzz-lib
+	$(FUZZ_CC) -std=c11 -O1 -g -Iinclude -Ihost -D_GNU_SOURCE \
+	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	  -DALC_FUZZ_READER=$(words $(shell echo " $(FUZZ_READERS) " | sed 's/ $* .*//') x) \
+	  $< $(FUZZ)/lib/libalcove.a -lyaml -lz -lm -o $@
+
+fuzz-build: $(FUZZ_BINS)
+
+# the random-scene stress test at scale (tests/test_stress.c; make test runs 24 scenes):
+# make stress STRESS_COUNT=2000 [STRESS_FIRST=1]
+STRESS_COUNT ?= 2000
+STRESS_FIRST ?= 1
+.PHONY: stress
+stress: $(TESTS)
+	ALC_STRESS_COUNT=$(STRESS_COUNT) ALC_STRESS_FIRST=$(STRESS_FIRST) $(abspath $(TESTS)) \
+	  stress_randomScenes
+
+# longer runs: make fuzz FUZZ_TIME=600
+fuzz: fuzz-build all
+	FUZZ_DIR=$(FUZZ) ALCOVE=$(abspath $(ALCOVE)) tests/fuzz/run_fuzz.sh $(FUZZ_TIME)
+
 # ---- targets -------------------------------------------------------------------------------
 # the CPU suite, then the GPU tests in the emulation; one closing line for both
 # (and the emulation's self-tests under AddressSanitizer and ThreadSanitizer, where the planted
@@ -234,15 +275,17 @@ SAN_SELF = $(BUILD)/san-address/emu/alcove_emu_selftest $(BUILD)/san-thread/emu/
 # the emulated build needs the toolkit's Thrust headers (CCCL); without them only the CPU suite runs
 HAVE_CCCL = $(wildcard $(CUDA_HOME)/targets/x86_64-linux/include/cccl/thrust/sort.h)
 ifneq ($(HAVE_CCCL),)
-test: all $(TESTS) emu
+test: all $(TESTS) emu $(if $(HAVE_FUZZ),fuzz-build)
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/san-address SANITIZER=address emu-selftest
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/san-thread SANITIZER=thread emu-selftest
-	@ALC_BUILD=$(BUILD) tests/run_suites.sh $(abspath $(TESTS)) $(abspath $(EMU_TESTS)) \
-	  $(abspath $(SAN_SELF)) -- $(FILTER)
+	@ALC_BUILD=$(BUILD) FUZZ_DIR=$(FUZZ) FUZZ_TIME=$(FUZZ_TIME) ALCOVE=$(abspath $(ALCOVE)) \
+	  tests/run_suites.sh $(abspath $(TESTS)) $(abspath $(EMU_TESTS)) \
+	  $(abspath $(SAN_SELF)) $(abspath tests/fuzz/run_fuzz.sh) -- $(FILTER)
 else
-test: all $(TESTS)
+test: all $(TESTS) $(if $(HAVE_FUZZ),fuzz-build)
 	@echo "note: no Thrust headers under $(CUDA_HOME) (CUDA toolkit): the emulated GPU tests are not built"
-	@ALC_BUILD=$(BUILD) tests/run_suites.sh $(abspath $(TESTS)) -- $(FILTER)
+	@ALC_BUILD=$(BUILD) FUZZ_DIR=$(FUZZ) FUZZ_TIME=$(FUZZ_TIME) ALCOVE=$(abspath $(ALCOVE)) \
+	  tests/run_suites.sh $(abspath $(TESTS)) $(abspath tests/fuzz/run_fuzz.sh) -- $(FILTER)
 endif
 
 # GPU runner exits 2 (cuda-samples EXIT_WAIVED) when no device is present

@@ -310,6 +310,18 @@ static void formatMessage(const alciCheckInput* in, alciCheckReport* rep) {
     }
 }
 
+void alci_check_tetProtected(const alcModel* m, int* out) {
+    for (int k = 0; k < m->ntet; k++) {
+        int b = m->tet_body ? m->tet_body[k] : -1;
+        int model = ALC_MAT_NEOHOOKEAN;
+        if (b >= 0 && b < m->nbody && m->body_mat && m->mat_model && m->body_mat[b] >= 0 &&
+            m->body_mat[b] < m->nmat) {
+            model = m->mat_model[m->body_mat[b]];
+        }
+        out[k] = m->opt.inversion == ALC_INVERSION_ALL || model == ALC_MAT_NEOHOOKEAN;
+    }
+}
+
 alctStatus alci_check_state(const alciCheckInput* in, alciCheckReport* rep) {
     alctStatus s = checkArgs(in, rep);
     if (s != ALC_OK) return s;

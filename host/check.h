@@ -62,6 +62,12 @@ typedef struct alciCheckReport_ {
 ///         array, index out of range), ALC_ERR_NOMEM.
 alctStatus alci_check_state(const alciCheckInput* in, alciCheckReport* rep);
 
+/// Which tetrahedra of m the solver keeps from inverting (host/step.c): out[t] = 1 for a
+/// non-invertible material (Neo-Hookean) or for every tetrahedron under `inversion: all`, else
+/// 0. A model without materials (hand-built) gets 1 everywhere: the strict reading.
+/// @param[out] out  (m->ntet)
+void alci_check_tetProtected(const alcModel* m, int* out);
+
 /// Whether the closed segment pq meets the closed triangle abc, decided exactly (touching
 /// counts; degenerate segments and triangles are handled as the point sets they are).
 int alci_check_segmentTriangle(const double p[3], const double q[3], const double a[3],

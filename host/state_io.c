@@ -1,6 +1,7 @@
 // Exact binary topology and state files, validated on read (layouts in state_io.h).
 #include "state_io.h"
 
+#include "check.h"
 #include "io_atomic.h"
 
 #include <errno.h>
@@ -256,16 +257,7 @@ alctStatus alci_state_writeTopology(const char* path, const alcModel* m, char* e
         alci_file_setError(err, errsz, "%s: out of memory", path);
         return ALC_ERR_NOMEM;
     }
-    // (a model without materials, as hand-built ones in tests, is taken as protected: strict)
-    for (int k = 0; k < m->ntet; k++) {
-        int b = m->tet_body ? m->tet_body[k] : -1;
-        int model = ALC_MAT_NEOHOOKEAN;
-        if (b >= 0 && b < m->nbody && m->body_mat && m->mat_model && m->body_mat[b] >= 0 &&
-            m->body_mat[b] < m->nmat) {
-            model = m->mat_model[m->body_mat[b]];
-        }
-        t.tet_protected[k] = m->opt.inversion == ALC_INVERSION_ALL || model == ALC_MAT_NEOHOOKEAN;
-    }
+    alci_check_tetProtected(m, t.tet_protected);
     alctStatus st = writeTopology(path, m, &t, err, errsz);
     free(t.tet_protected);
     return st;

@@ -5,13 +5,14 @@
 #   tools/bootstrap.sh [SCENE]          default scene: scenes/pile_well.yaml
 #
 # Packages: build-essential (gcc, make), libyaml-dev (scene files), zlib1g-dev (compressed
-# frames and states). The CUDA toolkit comes from the machine's CUDA install
+# frames and states), clang (libFuzzer, for the readers' fuzz targets that `make test` runs;
+# without it they are reported skipped). The CUDA toolkit comes from the machine's CUDA install
 # (/usr/local/cuda); without nvcc the build is CPU-only (CUDA=0).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scene="${1:-scenes/pile_well.yaml}"
 
-packages=(build-essential libyaml-dev zlib1g-dev)
+packages=(build-essential libyaml-dev zlib1g-dev clang)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

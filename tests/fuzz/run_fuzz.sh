@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Run the readers' libFuzzer targets (tests/fuzz/fuzz_readers.c, built by `make fuzz-build`):
+# each first over its seed corpus (every seed once: a regression run), then for SECONDS of new
+# inputs. Prints a PASS or FAIL line per target and closes with "N passed, N failed, N skipped"
+# (the line tests/run_suites.sh and CI read). A target that finds a crash, a leak, a sanitizer
+# report, a timeout (10 s) or an out-of-memory (2 GB) fails, and the input is kept as
+# FUZZ_DIR/crash-TARGET-*.
+#   tests/fuzz/run_fuzz.sh [SECONDS]       (default: $FUZZ_TIME, else 15)
+# Environment: FUZZ_DIR (default build/fuzz), ALCOVE (default build/alcove, to make the seed
+# states). Targets that were not built (no clang with libFuzzer) are reported skipped.
+set -u
+cd "$(dirname "$0")/../.."
+secs=${1:-${FUZZ_TIME:-15}}
+case "$secs" in '' | *[!0-9]*) secs=${FUZZ_TIME:-15} ;; esac  # run_suites passes a filter
+dir=${FUZZ_DIR:-build/fuzz}
+alcove=${ALCOVE:-build/alcove}
+readers="scene msh tetgen obj state topology"
+passed=0 failed=0 skipped=0
+
+# seed corpora from the project's own files, made afresh
+corpus=$dir/corpus
+rm -rf "$corpus" "$dir/work"
+for r in $readers; do mkdir -p "$corpus/$r" "$dir/work/$r"; done
+cp scenes/*.yaml "$corpus/scene/"
+cp tests/data/meshes/*.msh "$corpus/msh/" 2>/dev/null
+cp tests/data/meshes/*.obj "$corpus/obj/" 2>/dev/null
+for node in tests/data/meshes/*.node; do
+    [ -f "$node" ] || continue
+    { cat "$node"; printf '\0'; cat "${node%.node}.ele"; } > "$corpus/tetgen/$(basename "$node" .node)"
+done
+seedrun=$(mktemp -d)
+if [ -x "$alcove" ] && "$alcove" run scenes/bar_drop.yaml --steps 2 --frames none --quiet \
+    --out "$seedrun" >/dev/null 2>&1; then
+    cp "$seedrun"/states/*.alcs "$corpus/state/"
+    cp "$seedrun"/topology.alct "$corpus/topology/"
+fi
+rm -rf "$seedrun"
+
+for r in $readers; do
+    bin=$dir/fuzz_$r
+    if [ ! -x "$bin" ]; then
+        echo "SKIP fuzz_$r (not built: no clang with libFuzzer; make fuzz-build)"
+        skipped=$((skipped + 1))
+        continue
+    fi
+    nseed=$(find "$corpus/$r" -type f | wc -l)
+    log=$dir/fuzz_$r.log
+    opts=(-timeout=10 -rss_limit_mb=2048 -max_len=65536 "-artifact_prefix=$dir/crash-$r-")
+    if "$bin" "${opts[@]}" -runs=0 "$corpus/$r" > "$log" 2>&1 &&
+        "$bin" "${opts[@]}" -max_total_time="$secs" "$dir/work/$r" "$corpus/$r" >> "$log" 2>&1; then
+        runs=$(grep -o 'Done [0-9]* runs' "$log" | tail -n 1 | grep -o '[0-9]*')
+        echo "PASS fuzz_$r ($nseed seeds, then ${runs:-?} inputs in $secs s)"
+        passed=$((passed + 1))
+    else
+        echo "FAIL fuzz_$r: $(grep -m 1 -E 'ERROR|SUMMARY|Test unit written' "$log")"
+        echo "    log: $log"
+        failed=$((failed + 1))
+    fi
+done
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
