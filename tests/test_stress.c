@@ -5,6 +5,7 @@
 // protects). `make test` runs ALC_STRESS_COUNT scenes (default 24); `make stress` thousands and
 // prints the seeds that failed.
 #include "check.h"
+#include "scene_run.h"
 #include "test_files.h"
 #include "test_macros.h"
 
@@ -158,23 +159,8 @@ static int runSeed(unsigned long long seed, int steps, char* why, size_t nwhy, i
             ok = 0;
             break;
         }
-        alciCheckInput in;
-        memset(&in, 0, sizeof in);
-        in.nvert = m->nvert;
-        in.x = d->x;
-        in.ntet = m->ntet;
-        in.tet = m->tet_vert;
-        in.ntri = m->ntri;
-        in.tri = m->tri_vert;
-        in.nedge = m->nedge;
-        in.edge = m->edge_vert;
-        in.tet_body = m->tet_body;
-        in.tri_body = m->tri_body;
-        in.edge_body = m->edge_body;
-        in.tet_protected = prot;
-        in.body_obstacle = obst;
         alciCheckReport rep;
-        if (alci_check_state(&in, &rep) != ALC_OK || !rep.clean) {
+        if (checkModelState(m, d->x, prot, obst, &rep) != ALC_OK || !rep.clean) {
             snprintf(why, nwhy, "step %d: %s", k + 1, rep.message);
             ok = 0;
         }
