@@ -10,7 +10,7 @@
 #                        IPC_DIR=<checkout of ipc-sim/IPC> also the IPC paper's small examples
 #   make asan | ubsan | tsan    sanitizer builds (CUDA=0 host, emulated kernels), then the tests
 #   make fuzz            the readers' libFuzzer targets (clang), FUZZ_TIME seconds each (make test
-#                        runs them for 15 s each after their seed corpora)
+#                        runs 20,000 inputs each from a fixed seed after their seed corpora)
 #   make stress          STRESS_COUNT random scenes from seeds, each state checked (make test: 24)
 #   make format | format-check | echo | clean
 #
@@ -232,7 +232,8 @@ emu-test: emu
 # ---- fuzzing (tests/fuzz/): libFuzzer targets for every reader of untrusted input -----------
 # The library is rebuilt with clang, instrumented for coverage (fuzzer-no-link), ASan and UBSan,
 # without CUDA or OpenMP; one target per reader. `make test` runs each over its seed corpus and
-# for FUZZ_TIME seconds (when clang with libFuzzer is there); `make fuzz` for longer.
+# 20,000 inputs from a fixed seed (when clang with libFuzzer is there); `make fuzz` for
+# FUZZ_TIME seconds each from a random seed.
 FUZZ_CC      ?= clang
 FUZZ_TIME    ?= 15
 FUZZ         = $(BUILD)/fuzz

@@ -131,13 +131,14 @@ const char* alc_lastError(const alcSim* sim) {
     return sim ? sim->error : "";
 }
 
+// The request flag is written and consumed with atomic builtins (lock-free on an int, so also
+// async-signal-safe): another thread's request is neither torn nor lost.
 void alc_cancelStep(alcSim* sim) {
-    if (sim) sim->cancel = 1;
+    if (sim) __atomic_store_n(&sim->cancel, 1, __ATOMIC_RELEASE);
 }
 
 alctStatus alci_cancelled(alcSim* sim, const alcData* d, const char* where, int k) {
-    if (!sim->cancel) return ALC_OK;
-    sim->cancel = 0;
+    if (!__atomic_exchange_n(&sim->cancel, 0, __ATOMIC_ACQ_REL)) return ALC_OK;
     return ALC_ERROR(sim, ALC_ERR_CANCELLED,
                      "step %ld cancelled (alc_cancelStep) before %s %d; the data is that of step "
                      "%ld",
