@@ -153,8 +153,9 @@ alctStatus sizeForPairs(Backend* B, int cap) {
     if (st == ALC_OK) st = alcg_friction_make(&B->F, B->n, cap, s);
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&fric, sizeof(alcgFric) * (size_t)cap);
     if (st == ALC_OK && B->nfric > 0) {
-        st = cudaMemcpy(fric, B->d_fric, sizeof(alcgFric) * (size_t)B->nfric,
-                        cudaMemcpyDeviceToDevice) == cudaSuccess
+        // on the backend's stream (non-blocking: the legacy default stream would not wait for it)
+        st = cudaMemcpyAsync(fric, B->d_fric, sizeof(alcgFric) * (size_t)B->nfric,
+                             cudaMemcpyDeviceToDevice, (cudaStream_t)s->stream) == cudaSuccess
                  ? ALC_OK
                  : ALC_ERR_CUDA;
     }
@@ -368,8 +369,9 @@ alctStatus opKinPlace(void* be, double fraction, int allTets, int fromX, double*
     double theta = 1;
     *remaining = 0;
     if (B->nkin == 0) return ALC_OK;
-    if (fromX && cudaMemcpy(B->d_xhat, B->d_x, sizeof(double) * (size_t)B->N,
-                            cudaMemcpyDeviceToDevice) != cudaSuccess) {
+    if (fromX &&
+        cudaMemcpyAsync(B->d_xhat, B->d_x, sizeof(double) * (size_t)B->N, cudaMemcpyDeviceToDevice,
+                        (cudaStream_t)B->s.stream) != cudaSuccess) {
         return ALC_ERROR(B->sim, ALC_ERR_CUDA, "cuda backend: copying X to XHAT failed");
     }
     // the kinematic vertices alone onto their targets (AL paper §5.3)
