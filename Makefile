@@ -16,7 +16,9 @@
 #
 # Variables: CUDA=0 builds the host library and reference backend only (no toolkit needed);
 # CUDA_ARCHS lists the SASS targets, CUDA_PTX the PTX target; WERROR=1 turns warnings into
-# errors; SANITIZER=address|undefined|thread; OPENMP=0 disables OpenMP in the reference backend.
+# errors; SANITIZER=address|undefined|thread; OPENMP=0 disables OpenMP in the reference backend;
+# CHOLMOD=0 builds without the reference backend's sparse direct solver (found automatically when
+# Debian's libsuitesparse-dev is installed; without it `linear_solver: direct|auto` is refused).
 
 CUDA       ?= 1
 CUDA_HOME  ?= /usr/local/cuda
@@ -32,15 +34,21 @@ BUILD      ?= build
 CC    ?= gcc
 CXX   ?= g++
 NVCC  ?= $(CUDA_HOME)/bin/nvcc
+HASH       := \#
+ifeq ($(origin CHOLMOD),undefined)
+CHOLMOD    := $(shell echo '$(HASH)include <suitesparse/cholmod.h>' | $(CC) -E -x c - >/dev/null 2>&1 && echo 1 || echo 0)
+endif
 
 CSTD     = -std=c11
 CWARN    = -Wall -Wextra -Wpedantic -Wshadow -Wundef -Wwrite-strings -Wcast-qual -Wformat=2 \
            -Wmissing-prototypes -Wstrict-prototypes -Wold-style-definition -Wdouble-promotion -Wvla
 DEPFLAGS = -MMD -MP
 INCLUDES = -Iinclude -Ihost
-DEFS     = -D_GNU_SOURCE -DALC_WITH_CUDA=$(CUDA) -DALC_NVTX=$(if $(filter 1,$(CUDA)),$(NVTX),0)
+DEFS     = -D_GNU_SOURCE -DALC_WITH_CUDA=$(CUDA) -DALC_NVTX=$(if $(filter 1,$(CUDA)),$(NVTX),0) \
+           -DALC_HAVE_CHOLMOD=$(CHOLMOD)
 CFLAGS   = $(CSTD) $(OPT) -g -fPIC -fvisibility=hidden $(CWARN) $(DEPFLAGS) $(INCLUDES) $(DEFS)
-LDLIBS   = -lyaml -lz -lm -lpthread
+CHOLMOD_LIBS = $(if $(filter 1,$(CHOLMOD)),-lcholmod)
+LDLIBS   = -lyaml -lz -lm -lpthread $(CHOLMOD_LIBS)
 
 ifeq ($(OPENMP),1)
 CFLAGS  += -fopenmp
@@ -101,7 +109,7 @@ GPU_TESTS  = $(BUILD)/alcove_gpu_tests
 EMU        = $(BUILD)/emu
 EMU_SRC    = $(sort $(wildcard emu/*.cpp))
 EMUT_CUSRC = $(sort $(wildcard tests/emu/*.cu))
-EMU_DEFS   = -D_GNU_SOURCE -DALC_WITH_CUDA=1 -DALC_NVTX=0 -DALC_EMU=1
+EMU_DEFS   = -D_GNU_SOURCE -DALC_WITH_CUDA=1 -DALC_NVTX=0 -DALC_EMU=1 -DALC_HAVE_CHOLMOD=$(CHOLMOD)
 EMU_CFLAGS = $(CSTD) $(OPT) -g -fPIC -fvisibility=hidden $(CWARN) $(DEPFLAGS) $(INCLUDES) $(EMU_DEFS) \
              $(if $(filter 1,$(OPENMP)),-fopenmp,-Wno-unknown-pragmas) $(if $(filter 1,$(WERROR)),-Werror) $(SANFLAGS)
 EMU_CXXFLAGS = -std=c++17 $(OPT) -g -fPIC -Wall -Wextra $(DEPFLAGS) -Iemu/include $(INCLUDES) -Icuda \
@@ -109,7 +117,7 @@ EMU_CXXFLAGS = -std=c++17 $(OPT) -g -fPIC -Wall -Wextra $(DEPFLAGS) -Iemu/includ
 EMU_KFLAGS = -x c++ -include emu/cuda_emu.h $(SANFLAGS)
 EMU_THRUST = -I$(CUDA_HOME)/targets/x86_64-linux/include/cccl -DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP
 EMU_RTFLAGS = $(if $(findstring thread,$(SANITIZER)),-DALC_EMU_TSAN=1,$(SANFLAGS))
-EMU_LDLIBS = -lyaml -lz -lm -lpthread $(if $(filter 1,$(OPENMP)),-fopenmp) $(SANFLAGS) -Wl,--sort-section=name
+EMU_LDLIBS = -lyaml -lz -lm -lpthread $(CHOLMOD_LIBS) $(if $(filter 1,$(OPENMP)),-fopenmp) $(SANFLAGS) -Wl,--sort-section=name
 
 EMU_LIB_OBJS = $(LIB_CSRC:%.c=$(EMU)/obj/%.o) $(LIB_CUSRC:%.cu=$(EMU)/obj/%.o) $(EMU_SRC:%.cpp=$(EMU)/obj/%.o)
 EMU_TOOL_OBJS = $(TOOL_SRC:%.c=$(EMU)/obj/%.o)
@@ -134,6 +142,8 @@ deps:
 	  echo "#include <$$h>" | $(CC) -E -x c - >/dev/null 2>&1 || \
 	  { echo "missing $$h: run tools/bootstrap.sh (installs libyaml-dev zlib1g-dev)"; exit 1; }; \
 	done
+	@if [ "$(CHOLMOD)" != "1" ]; then \
+	  echo "note: no CHOLMOD (libsuitesparse-dev): linear_solver direct/auto will be refused"; fi
 	@if [ "$(CUDA)" = "1" ] && [ ! -x "$(NVCC)" ]; then \
 	  echo "nvcc not found at $(NVCC): set CUDA_HOME, or build without CUDA: make CUDA=0"; exit 1; fi
 
@@ -244,7 +254,7 @@ HAVE_FUZZ    = $(shell printf 'int LLVMFuzzerTestOneInput(const char*d,unsigned 
 
 .PHONY: fuzz fuzz-build fuzz-lib
 fuzz-lib:
-	$(MAKE) --no-print-directory BUILD=$(FUZZ)/lib CC=$(FUZZ_CC) CUDA=0 OPENMP=0 NVTX=0 \
+	$(MAKE) --no-print-directory BUILD=$(FUZZ)/lib CC=$(FUZZ_CC) CUDA=0 OPENMP=0 NVTX=0 CHOLMOD=0 \
 	  SANITIZER=address,undefined,fuzzer-no-link $(FUZZ)/lib/libalcove.a
 
 $(FUZZ)/fuzz_%: tests/fuzz/fuzz_readers.c fuzz-lib
@@ -327,7 +337,7 @@ echo:
 	@echo "CC=$(CC) CFLAGS=$(CFLAGS)"
 	@echo "NVCC=$(NVCC) NVFLAGS=$(NVFLAGS)"
 	@echo "LDLIBS=$(LDLIBS)"
-	@echo "CUDA=$(CUDA) CUDA_ARCHS=$(CUDA_ARCHS) CUDA_PTX=$(CUDA_PTX)"
+	@echo "CUDA=$(CUDA) CUDA_ARCHS=$(CUDA_ARCHS) CUDA_PTX=$(CUDA_PTX) CHOLMOD=$(CHOLMOD)"
 
 clean:
 	rm -rf $(BUILD)

@@ -731,6 +731,12 @@ extern "C" alctStatus alcg_backend_make(alcSim* sim, alciBackend* out) {
                          "the IPC contact model runs on the reference backend only; use backend "
                          "'ref' (or contact 'al')");
     }
+    if (m->opt.linearSolver != ALC_LINSOLVE_PCG) {
+        return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
+                         "linear_solver '%s' (Cholesky) runs on the reference backend only; the "
+                         "CUDA backend solves by PCG: use backend 'ref' or linear_solver 'pcg'",
+                         m->opt.linearSolver == ALC_LINSOLVE_DIRECT ? "direct" : "auto");
+    }
     if (cudaSetDevice(sim->def.device) != cudaSuccess) {
         cudaGetLastError();
         return ALC_ERROR(sim, ALC_ERR_NO_DEVICE, "CUDA device %d cannot be selected",

@@ -30,6 +30,11 @@ void alci_formatError(char* buf, size_t n, const char* file, int line, const cha
 void alci_setMessage(char* err, int errsz, const char* fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/// Format v in the shortest %g form (15, 16 or 17 significant digits) that reads back as
+/// exactly v: 0.2 + 1e-17 prints as 0.2 when that is the same double, never 0.20000000000000001.
+/// Returns buf.
+const char* alci_formatDouble(char* buf, size_t n, double v);
+
 /// Wall-clock seconds (monotonic).
 double alci_now(void);
 
@@ -59,6 +64,8 @@ struct alcSim_ {
     unsigned char* kinMask;        // 1 if the vertex is kinematic during the step (nvert)
     volatile sig_atomic_t cancel;  // alc_cancelStep's request, consumed by the step honouring it
     double* kinTarget;             // scripted/external targets (nvert x 3)
+    double timeComp;               // Kahan compensation of alcData.time (see alc_step)
+    double timeLast;               // the time alc_step last wrote (a caller's change resets it)
 
     // contact report (alc_getContacts)
     alcContact* contacts;  // capacity contactCap

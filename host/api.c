@@ -85,8 +85,10 @@ alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
 
     int backend = def->backend;
     if (backend == ALC_BACKEND_AUTO) {
-        // a real device with a backend that runs the whole step; never the emulation
-        int cuda = alcu_cudaAvailable() && alcg_backend_complete() && !alcg_device_emulated();
+        // a real device with a backend that runs the whole step; never the emulation; and
+        // only for what the CUDA backend runs (not the IPC model nor a direct linear solver)
+        int cuda = alcu_cudaAvailable() && alcg_backend_complete() && !alcg_device_emulated() &&
+                   m->opt.contact != ALC_CONTACT_IPC && m->opt.linearSolver == ALC_LINSOLVE_PCG;
         backend = cuda ? ALC_BACKEND_CUDA : ALC_BACKEND_REF;
     }
     sim->backend = backend;
@@ -158,6 +160,7 @@ static void accumulate(alcData* d) {
     r->newton += s->newton;
     if (s->newton > r->newtonMax) r->newtonMax = s->newton;
     r->cgTotal += s->cgTotal;
+    r->directSolves += s->directSolves;
     if (s->cgMax > r->cgMax) r->cgMax = s->cgMax;
     r->contactsSum += s->contactsSum;
     if (s->contactsMax > r->contactsMax) r->contactsMax = s->contactsMax;
@@ -211,7 +214,13 @@ alctStatus alc_step(alcSim* sim, alcData* d) {
     }
     if (st == ALC_ERR_CANCELLED) d->stat = lastStat;  // the data of the last completed step
     if (st != ALC_OK) return st;
-    d->time += h;
+    // t += h with Kahan's compensation: 20 steps of 0.01 s end at 0.2, not 0.20000000000000004
+    // (a time set by the caller starts the compensation afresh)
+    if (d->time != sim->timeLast) sim->timeComp = 0;
+    double y = h - sim->timeComp, t = d->time + y;
+    sim->timeComp = (t - d->time) - y;
+    d->time = t;
+    sim->timeLast = t;
     d->step++;
     accumulate(d);
     // contact report

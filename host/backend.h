@@ -46,6 +46,9 @@ typedef struct alciSolveOut_ {
     int converged;  // 1 if the relative tolerance was reached
     double pInf;    // ||P||_inf (m)
     double gDotP;   // G . P: the predicted first-order change of L along P
+    int direct;     // 1 if P came from a Cholesky factorization (linear solver direct/auto)
+    long directFailed;  // the factorization's failing 1-based scalar column (PCG then solved
+                        // the system), 0 when it did not fail or was not tried
 } alciSolveOut;
 
 /// Result of collect (CCD from X to XHAT over all candidates).
@@ -74,7 +77,9 @@ typedef struct alciBackendOps_ {
     alctStatus (*assembleElastic)(void* be, alciAssembleOut* out);
     /// Add the AL terms of Eq. 12 (gradient Alg. 2 line 10, Hessian line 11) at XHAT.
     alctStatus (*assembleContact)(void* be);
-    /// P := -H^-1 G by block-Jacobi PCG with relative tolerance tol.
+    /// P := -H^-1 G by block-Jacobi PCG with relative tolerance tol, or by a Cholesky
+    /// factorization as the model's linearSolver asks (backends without one refuse such models
+    /// when they are made).
     alctStatus (*solve)(void* be, double tol, int maxIter, alciSolveOut* out);
     /// Largest r in [0, 1] keeping the line-search tetrahedra above `fraction` of their volume
     /// along XHAT + r P (allTets: every tet; else non-invertible materials only).

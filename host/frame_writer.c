@@ -1,6 +1,7 @@
 // Frame writers: surface meshes as VTK XML (.vtu + .pvd) and binary PLY.
 #include "frame_writer.h"
 
+#include "alc_internal.h"
 #include "io_atomic.h"
 
 #include <limits.h>
@@ -105,66 +106,92 @@ static int blobReserve(Blob* b, size_t n) {
     return 1;
 }
 
-static int blobPutU64(Blob* b, uint64_t u) {
-    if (!blobReserve(b, 8)) return 0;
-    memcpy(b->data + b->n, &u, 8);  // host byte order, declared in the VTKFile element
-    b->n += 8;
+// append the base64 encoding (RFC 4648, padded) of n bytes to text
+static int putBase64(Blob* text, const unsigned char* p, size_t n) {
+    static const char kAlphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    if (!blobReserve(text, 4 * ((n + 2) / 3))) return 0;
+    char* o = (char*)text->data + text->n;
+    size_t i = 0;
+    for (; i + 3 <= n; i += 3) {
+        uint32_t w = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+        *o++ = kAlphabet[w >> 18];
+        *o++ = kAlphabet[(w >> 12) & 63];
+        *o++ = kAlphabet[(w >> 6) & 63];
+        *o++ = kAlphabet[w & 63];
+    }
+    if (i < n) {
+        uint32_t w = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0);
+        *o++ = kAlphabet[w >> 18];
+        *o++ = kAlphabet[(w >> 12) & 63];
+        *o++ = i + 1 < n ? kAlphabet[(w >> 6) & 63] : '=';
+        *o++ = '=';
+    }
+    text->n = (size_t)(o - (char*)text->data);
     return 1;
 }
 
-// append one data array in VTK's binary layout and return its offset in *offset:
-// raw: UInt64 byte count, bytes; compressed: UInt64 header {nblocks, block size, last
-// block size (0 = full), compressed size of each block}, then the zlib blocks
-static alctStatus blobAppendArray(Blob* b, const void* data, size_t nbytes, int compress,
-                                  size_t* offset) {
-    *offset = b->n;
+// one data array in VTK's inline binary layout, as base64 text: the header and the data are
+// encoded separately, as VTK writes them and its readers (and meshio) expect. Raw: header
+// UInt64 byte count. Compressed: header UInt64 {nblocks, block size, last block size (0 =
+// full), compressed size of each block}, data the zlib blocks back to back. `work` is scratch.
+static alctStatus encodeArray(Blob* text, Blob* work, const void* data, size_t nbytes,
+                              int compress) {
+    work->n = 0;
     if (!compress) {
-        if (!blobPutU64(b, (uint64_t)nbytes) || !blobReserve(b, nbytes)) return ALC_ERR_NOMEM;
-        if (nbytes) memcpy(b->data + b->n, data, nbytes);
-        b->n += nbytes;
+        uint64_t count = (uint64_t)nbytes;  // host byte order, declared in the VTKFile element
+        if (!putBase64(text, (const unsigned char*)&count, 8) ||
+            !putBase64(text, (const unsigned char*)data, nbytes)) {
+            return ALC_ERR_NOMEM;
+        }
         return ALC_OK;
     }
-
-    // header with placeholders for the compressed sizes
     size_t nblocks = (nbytes + VTU_BLOCK - 1) / VTU_BLOCK;
-    size_t header = b->n;
-    if (!blobPutU64(b, (uint64_t)nblocks) || !blobPutU64(b, VTU_BLOCK) ||
-        !blobPutU64(b, (uint64_t)(nbytes % VTU_BLOCK))) {
-        return ALC_ERR_NOMEM;
-    }
-    for (size_t k = 0; k < nblocks; k++) {
-        if (!blobPutU64(b, 0)) return ALC_ERR_NOMEM;
-    }
-
-    // compress each block straight into the buffer
+    uint64_t* header = (uint64_t*)malloc(sizeof(uint64_t) * (3 + nblocks));
+    if (!header) return ALC_ERR_NOMEM;
+    header[0] = (uint64_t)nblocks;
+    header[1] = VTU_BLOCK;
+    header[2] = (uint64_t)(nbytes % VTU_BLOCK);
     const unsigned char* src = (const unsigned char*)data;
-    for (size_t k = 0; k < nblocks; k++) {
+    alctStatus st = ALC_OK;
+    for (size_t k = 0; k < nblocks && st == ALC_OK; k++) {
         size_t len = nbytes - k * VTU_BLOCK < VTU_BLOCK ? nbytes - k * VTU_BLOCK : VTU_BLOCK;
         uLongf clen = compressBound((uLong)len);
-        if (!blobReserve(b, clen)) return ALC_ERR_NOMEM;
-        int zs = compress2(b->data + b->n, &clen, src + k * VTU_BLOCK, (uLong)len, 1);
-        if (zs != Z_OK) return zs == Z_MEM_ERROR ? ALC_ERR_NOMEM : ALC_ERR_IO;
-        uint64_t c = (uint64_t)clen;
-        memcpy(b->data + header + 8 * (3 + k), &c, 8);
-        b->n += clen;
+        if (!blobReserve(work, clen)) {
+            st = ALC_ERR_NOMEM;
+            break;
+        }
+        int zs = compress2(work->data + work->n, &clen, src + k * VTU_BLOCK, (uLong)len, 1);
+        if (zs != Z_OK) st = zs == Z_MEM_ERROR ? ALC_ERR_NOMEM : ALC_ERR_IO;
+        header[3 + k] = (uint64_t)clen;
+        work->n += clen;
     }
-    return ALC_OK;
+    if (st == ALC_OK &&
+        (!putBase64(text, (const unsigned char*)header, sizeof(uint64_t) * (3 + nblocks)) ||
+         !putBase64(text, work->data, work->n))) {
+        st = ALC_ERR_NOMEM;
+    }
+    free(header);
+    return st;
 }
 
-// the XML element of one appended array
+// one DataArray element with its base64 payload (text[from, to))
 static void printArray(alciFile* f, const char* indent, const char* type, const char* name,
-                       int ncomp, size_t offset) {
+                       int ncomp, const Blob* text, size_t from, size_t to) {
     alci_file_printf(f, "%s<DataArray type=\"%s\" Name=\"%s\"", indent, type, name);
     if (ncomp > 1) alci_file_printf(f, " NumberOfComponents=\"%d\"", ncomp);
-    alci_file_printf(f, " format=\"appended\" offset=\"%llu\"/>\n", (unsigned long long)offset);
+    alci_file_printf(f, " format=\"binary\">");
+    alci_file_write(f, text->data + from, to - from);
+    alci_file_printf(f, "</DataArray>\n");
 }
 
-// offsets of the appended arrays, in the order of the XML
+// the arrays of a frame, in the order of the XML
 enum { A_VEL, A_VERTEX, A_BODY, A_OBST, A_POINTS, A_CONN, A_OFFS, A_TYPES, A_COUNT };
 
-// build every array of the grid into the appended section
-static alctStatus buildAppended(const alcModel* m, const Surface* s, const double* x,
-                                const double* v, int compress, Blob* blob, size_t off[A_COUNT]) {
+// encode every array of the grid into text; array a is text[off[a], off[a + 1])
+static alctStatus buildArrays(const alcModel* m, const Surface* s, const double* x,
+                              const double* v, int compress, Blob* text,
+                              size_t off[A_COUNT + 1]) {
     size_t ns = (size_t)s->nsurf, nt = (size_t)m->ntri;
     size_t scratchBytes = ns * 3 * sizeof(double);
     if (nt * 3 * sizeof(int32_t) > scratchBytes) scratchBytes = nt * 3 * sizeof(int32_t);
@@ -174,36 +201,41 @@ static alctStatus buildAppended(const alcModel* m, const Surface* s, const doubl
     int32_t* i32 = (int32_t*)scratch;
     uint8_t* u8 = (uint8_t*)scratch;
     alctStatus st = ALC_OK;
+    Blob work = {NULL, 0, 0};
+#define ENCODE(a, ptr, nbytes) \
+    (off[a] = text->n, st = encodeArray(text, &work, ptr, nbytes, compress), off[(a) + 1] = text->n)
 
     // point data: velocity, model vertex index
-    off[A_VEL] = 0;
+    off[A_VEL] = off[A_VEL + 1] = text->n;
     if (v) {
         for (size_t i = 0; i < ns; i++) memcpy(d + 3 * i, v + 3 * (size_t)s->verts[i], 24);
-        st = blobAppendArray(blob, d, ns * 24, compress, &off[A_VEL]);
+        ENCODE(A_VEL, d, ns * 24);
     }
     for (size_t i = 0; i < ns && !st; i++) i32[i] = s->verts[i];
-    if (!st) st = blobAppendArray(blob, i32, ns * 4, compress, &off[A_VERTEX]);
+    if (!st) ENCODE(A_VERTEX, i32, ns * 4);
 
     // cell data: owning body, obstacle flag
     for (size_t t = 0; t < nt && !st; t++) i32[t] = m->tri_body[t];
-    if (!st) st = blobAppendArray(blob, i32, nt * 4, compress, &off[A_BODY]);
+    if (!st) ENCODE(A_BODY, i32, nt * 4);
     for (size_t t = 0; t < nt && !st; t++) {
         u8[t] = m->body_type[m->tri_body[t]] == ALC_BODY_OBSTACLE ? 1 : 0;
     }
-    if (!st) st = blobAppendArray(blob, u8, nt, compress, &off[A_OBST]);
+    if (!st) ENCODE(A_OBST, u8, nt);
 
     // points
     for (size_t i = 0; i < ns && !st; i++) memcpy(d + 3 * i, x + 3 * (size_t)s->verts[i], 24);
-    if (!st) st = blobAppendArray(blob, d, ns * 24, compress, &off[A_POINTS]);
+    if (!st) ENCODE(A_POINTS, d, ns * 24);
 
     // cells: connectivity (renumbered), offsets, types
     for (size_t k = 0; k < 3 * nt && !st; k++) i32[k] = s->map[m->tri_vert[k]];
-    if (!st) st = blobAppendArray(blob, i32, nt * 12, compress, &off[A_CONN]);
+    if (!st) ENCODE(A_CONN, i32, nt * 12);
     for (size_t t = 0; t < nt && !st; t++) i32[t] = (int32_t)(3 * (t + 1));
-    if (!st) st = blobAppendArray(blob, i32, nt * 4, compress, &off[A_OFFS]);
+    if (!st) ENCODE(A_OFFS, i32, nt * 4);
     for (size_t t = 0; t < nt && !st; t++) u8[t] = VTK_TRIANGLE_TYPE;
-    if (!st) st = blobAppendArray(blob, u8, nt, compress, &off[A_TYPES]);
+    if (!st) ENCODE(A_TYPES, u8, nt);
 
+#undef ENCODE
+    free(work.data);
     free(scratch);
     return st;
 }
@@ -229,10 +261,10 @@ alctStatus alci_frame_writeVtu(const char* path, const alcModel* m, const double
         }
     }
 
-    // binary arrays first, so that the XML can name their offsets
+    // the arrays' base64 text
     Blob blob = {NULL, 0, 0};
-    size_t off[A_COUNT];
-    st = buildAppended(m, &s, x, v, compress, &blob, off);
+    size_t off[A_COUNT + 1];
+    st = buildArrays(m, &s, x, v, compress, &blob, off);
     if (st) {
         alci_file_setError(err, errsz, "%s: %s", path,
                            st == ALC_ERR_NOMEM ? "out of memory" : "zlib compression failed");
@@ -250,6 +282,7 @@ alctStatus alci_frame_writeVtu(const char* path, const alcModel* m, const double
         return st;
     }
     const char* in4 = "        ";
+    char tbuf[32];
     alci_file_printf(&f, "<?xml version=\"1.0\"?>\n");
     alci_file_printf(&f,
                      "<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"%s\" "
@@ -259,29 +292,26 @@ alctStatus alci_frame_writeVtu(const char* path, const alcModel* m, const double
     alci_file_printf(&f, "  <UnstructuredGrid>\n    <FieldData>\n");
     alci_file_printf(&f,
                      "      <DataArray type=\"Float64\" Name=\"TimeValue\" NumberOfTuples=\"1\" "
-                     "format=\"ascii\">%.17g</DataArray>\n",
-                     time);
+                     "format=\"ascii\">%s</DataArray>\n",
+                     alci_formatDouble(tbuf, sizeof tbuf, time));
     alci_file_printf(&f, "    </FieldData>\n");
     alci_file_printf(&f, "    <Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n", s.nsurf,
                      m->ntri);
     alci_file_printf(&f, "      <PointData%s>\n", v ? " Vectors=\"velocity\"" : "");
-    if (v) printArray(&f, in4, "Float64", "velocity", 3, off[A_VEL]);
-    printArray(&f, in4, "Int32", "vertex", 1, off[A_VERTEX]);
+    if (v) printArray(&f, in4, "Float64", "velocity", 3, &blob, off[A_VEL], off[A_VEL + 1]);
+    printArray(&f, in4, "Int32", "vertex", 1, &blob, off[A_VERTEX], off[A_VERTEX + 1]);
     alci_file_printf(&f, "      </PointData>\n      <CellData Scalars=\"body\">\n");
-    printArray(&f, in4, "Int32", "body", 1, off[A_BODY]);
-    printArray(&f, in4, "UInt8", "obstacle", 1, off[A_OBST]);
+    printArray(&f, in4, "Int32", "body", 1, &blob, off[A_BODY], off[A_BODY + 1]);
+    printArray(&f, in4, "UInt8", "obstacle", 1, &blob, off[A_OBST], off[A_OBST + 1]);
     alci_file_printf(&f, "      </CellData>\n      <Points>\n");
-    printArray(&f, in4, "Float64", "Points", 3, off[A_POINTS]);
+    printArray(&f, in4, "Float64", "Points", 3, &blob, off[A_POINTS], off[A_POINTS + 1]);
     alci_file_printf(&f, "      </Points>\n      <Cells>\n");
-    printArray(&f, in4, "Int32", "connectivity", 1, off[A_CONN]);
-    printArray(&f, in4, "Int32", "offsets", 1, off[A_OFFS]);
-    printArray(&f, in4, "UInt8", "types", 1, off[A_TYPES]);
+    printArray(&f, in4, "Int32", "connectivity", 1, &blob, off[A_CONN], off[A_CONN + 1]);
+    printArray(&f, in4, "Int32", "offsets", 1, &blob, off[A_OFFS], off[A_OFFS + 1]);
+    printArray(&f, in4, "UInt8", "types", 1, &blob, off[A_TYPES], off[A_TYPES + 1]);
     alci_file_printf(&f, "      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n");
 
-    // appended section: '_' marks offset 0
-    alci_file_printf(&f, "  <AppendedData encoding=\"raw\">\n   _");
-    alci_file_write(&f, blob.data, blob.n);
-    alci_file_printf(&f, "\n  </AppendedData>\n</VTKFile>\n");
+    alci_file_printf(&f, "</VTKFile>\n");
     free(blob.data);
     freeSurface(&s);
     return alci_file_commit(&f, err, errsz);
@@ -312,23 +342,35 @@ static void printEscaped(alciFile* f, const char* s) {
     }
 }
 
-alctStatus alci_series_write(const char* pvdPath, int n, const char* const* files,
-                             const double* times, char* err, int errsz) {
-    if (!pvdPath || !pvdPath[0] || n < 0 || (n > 0 && (!files || !times))) {
-        alci_file_setError(err, errsz, "alci_series_write: NULL path or arrays");
+// the arguments of both series writers: a path, n >= 0, and a name and a time per frame
+static alctStatus checkSeries(const char* fn, const char* path, int n, const char* const* files,
+                              const double* times, char* err, int errsz) {
+    if (!path || !path[0] || n < 0 || (n > 0 && (!files || !times))) {
+        alci_file_setError(err, errsz, "%s: NULL path or arrays", fn);
         return ALC_ERR_INVALID_ARG;
     }
     for (int i = 0; i < n; i++) {
         if (!files[i]) {
-            alci_file_setError(err, errsz, "%s: frame %d has no file name", pvdPath, i);
+            alci_file_setError(err, errsz, "%s: frame %d has no file name", path, i);
             return ALC_ERR_INVALID_ARG;
         }
     }
+    return ALC_OK;
+}
 
-    // the .pvd's directory prefix (through the last '/'), stripped from frame names
-    const char* slash = strrchr(pvdPath, '/');
-    size_t prefix = slash ? (size_t)(slash - pvdPath) + 1 : 0;
+// a frame name relative to the index's directory (the index's own path through its last
+// '/'), when it lies under it; else the name as given
+static const char* relativeName(const char* indexPath, const char* name) {
+    const char* slash = strrchr(indexPath, '/');
+    size_t prefix = slash ? (size_t)(slash - indexPath) + 1 : 0;
+    if (prefix && strncmp(name, indexPath, prefix) == 0 && name[prefix]) return name + prefix;
+    return name;
+}
 
+alctStatus alci_series_write(const char* pvdPath, int n, const char* const* files,
+                             const double* times, char* err, int errsz) {
+    alctStatus cs = checkSeries("alci_series_write", pvdPath, n, files, times, err, errsz);
+    if (cs) return cs;
     alciFile f;
     alctStatus st = alci_file_open(&f, pvdPath, err, errsz);
     if (st) return st;
@@ -338,10 +380,10 @@ alctStatus alci_series_write(const char* pvdPath, int n, const char* const* file
                      "header_type=\"UInt64\">\n  <Collection>\n",
                      hostIsLittleEndian() ? "LittleEndian" : "BigEndian");
     for (int i = 0; i < n; i++) {
-        const char* name = files[i];
-        if (prefix && strncmp(name, pvdPath, prefix) == 0 && name[prefix]) name += prefix;
-        alci_file_printf(&f, "    <DataSet timestep=\"%.17g\" group=\"\" part=\"0\" file=\"",
-                         times[i]);
+        const char* name = relativeName(pvdPath, files[i]);
+        char t[32];
+        alci_file_printf(&f, "    <DataSet timestep=\"%s\" group=\"\" part=\"0\" file=\"",
+                         alci_formatDouble(t, sizeof t, times[i]));
         printEscaped(&f, name);
         alci_file_printf(&f, "\"/>\n");
     }
@@ -349,15 +391,22 @@ alctStatus alci_series_write(const char* pvdPath, int n, const char* const* file
     return alci_file_commit(&f, err, errsz);
 }
 
-alctStatus alci_frame_writePly(const char* path, const alcModel* m, const double* x, char* err,
-                               int errsz) {
+alctStatus alci_frame_writePly(const char* path, const alcModel* m, const double* x,
+                               const double* v, char* err, int errsz) {
     Surface s;
     alctStatus st = buildSurface(path, m, x, &s, err, errsz);
     if (st) return st;
+    if (s.nsurf > 0 && !m->vert_body) {
+        alci_file_setError(err, errsz, "%s: model has no vert_body", path);
+        freeSurface(&s);
+        return ALC_ERR_INVALID_ARG;
+    }
 
-    // binary body: 12 bytes per vertex, 13 per face, little-endian
+    // binary body, little-endian: per vertex x y z [vx vy vz] (float) and body (int); per
+    // face a uchar count 3 and three int indices
     size_t ns = (size_t)s.nsurf, nt = (size_t)m->ntri;
-    size_t nbytes = ns * 12 + nt * 13;
+    size_t vbytes = (v ? 24 : 12) + 4;
+    size_t nbytes = ns * vbytes + nt * 13;
     unsigned char* body = (unsigned char*)malloc(nbytes + 1);
     if (!body) {
         alci_file_setError(err, errsz, "%s: out of memory", path);
@@ -366,13 +415,16 @@ alctStatus alci_frame_writePly(const char* path, const alcModel* m, const double
     }
     unsigned char* p = body;
     for (size_t i = 0; i < ns; i++) {
-        for (int c = 0; c < 3; c++) {
-            float fv = (float)x[3 * (size_t)s.verts[i] + (size_t)c];
+        size_t iv = (size_t)s.verts[i];
+        for (int c = 0; c < (v ? 6 : 3); c++) {
+            float fv = (float)(c < 3 ? x[3 * iv + (size_t)c] : v[3 * iv + (size_t)c - 3]);
             uint32_t u;
             memcpy(&u, &fv, 4);
             putU32LE(p, u);
             p += 4;
         }
+        putU32LE(p, (uint32_t)m->vert_body[iv]);
+        p += 4;
     }
     for (size_t t = 0; t < nt; t++) {
         *p++ = 3;
@@ -388,7 +440,9 @@ alctStatus alci_frame_writePly(const char* path, const alcModel* m, const double
     if (!st) {
         alci_file_printf(&f, "ply\nformat binary_little_endian 1.0\ncomment alcove surface\n");
         alci_file_printf(&f, "element vertex %d\nproperty float x\nproperty float y\n", s.nsurf);
-        alci_file_printf(&f, "property float z\nelement face %d\n", m->ntri);
+        alci_file_printf(&f, "property float z\n");
+        if (v) alci_file_printf(&f, "property float vx\nproperty float vy\nproperty float vz\n");
+        alci_file_printf(&f, "property int body\nelement face %d\n", m->ntri);
         alci_file_printf(&f, "property list uchar int vertex_indices\nend_header\n");
         alci_file_write(&f, body, nbytes);
         st = alci_file_commit(&f, err, errsz);
@@ -396,4 +450,29 @@ alctStatus alci_frame_writePly(const char* path, const alcModel* m, const double
     free(body);
     freeSurface(&s);
     return st;
+}
+
+alctStatus alci_series_writeJson(const char* seriesPath, int n, const char* const* files,
+                                 const double* times, char* err, int errsz) {
+    alctStatus st = checkSeries("alci_series_writeJson", seriesPath, n, files, times, err, errsz);
+    if (st) return st;
+    alciFile f;
+    st = alci_file_open(&f, seriesPath, err, errsz);
+    if (st) return st;
+    alci_file_printf(&f, "{\n  \"file-series-version\": \"1.0\",\n  \"files\": [");
+    for (int i = 0; i < n; i++) {
+        const char* name = relativeName(seriesPath, files[i]);
+        alci_file_printf(&f, "%s\n    {\"name\": \"", i ? "," : "");
+        for (const char* c = name; *c; c++) {
+            if (*c == '"' || *c == '\\') alci_file_printf(&f, "\\");
+            if ((unsigned char)*c < 0x20)
+                alci_file_printf(&f, "\\u%04x", (unsigned char)*c);
+            else
+                alci_file_write(&f, c, 1);
+        }
+        char t[32];
+        alci_file_printf(&f, "\", \"time\": %s}", alci_formatDouble(t, sizeof t, times[i]));
+    }
+    alci_file_printf(&f, "\n  ]\n}\n");
+    return alci_file_commit(&f, err, errsz);
 }

@@ -15,8 +15,11 @@
 ///   PointData   "velocity" Float64 x 3 (only when v is given), "vertex" Int32 = model index
 ///   CellData    "body" Int32 = m->tri_body, "obstacle" UInt8 = 1 for obstacle bodies
 ///   FieldData   "TimeValue" Float64 (ascii), the simulated time
-/// Arrays are stored raw in an appended section; with compress != 0 each one is zlib-compressed
-/// in 32 KiB blocks (compressor="vtkZLibDataCompressor").
+/// Arrays are stored inline, format="binary": base64 of the VTK binary layout (its header and
+/// its data encoded separately, as VTK writes them), which ParaView/VTK, meshio and pyvista all
+/// read (raw appended data, this writer's format before 0.4, defeats meshio on some array
+/// lengths); with compress != 0 each array is zlib-compressed in 32 KiB blocks
+/// (compressor="vtkZLibDataCompressor") before the encoding.
 /// @param[in] path      output file (replaced atomically)
 /// @param[in] m         model: ntri, nvert, tri_vert, tri_body and body_type are used
 /// @param[in] x         positions (m->nvert x 3), m
@@ -43,15 +46,27 @@ alctStatus alci_frame_writeVtu(const char* path, const alcModel* m, const double
 alctStatus alci_series_write(const char* pvdPath, int n, const char* const* files,
                              const double* times, char* err, int errsz);
 
-/// Write the surface as a binary_little_endian PLY 1.0: "vertex" elements with float x, y, z
-/// (surface vertices, ascending model index, rounded to single precision) and "face" elements
-/// with a "vertex_indices" list (uchar count 3, int indices). Blender and ParaView import it.
+/// Write the surface as a binary_little_endian PLY 1.0: "vertex" elements (surface vertices,
+/// ascending model index) with float x, y, z (m), float vx, vy, vz (m/s; only when v is given),
+/// values rounded to single precision, and int body (m->vert_body: colour or pick bodies by
+/// it); "face" elements with a "vertex_indices" list (uchar count 3, int indices). Blender and
+/// ParaView import it.
 /// @param[in] path  output file (replaced atomically)
-/// @param[in] m     model: ntri, nvert, tri_vert are used
+/// @param[in] m     model: ntri, nvert, tri_vert and vert_body are used
 /// @param[in] x     positions (m->nvert x 3), m
+/// @param[in] v     velocities (m->nvert x 3), m/s
 /// @return ALC_OK, ALC_ERR_INVALID_ARG, ALC_ERR_NOMEM, ALC_ERR_IO.
-/// Nullable: err
-alctStatus alci_frame_writePly(const char* path, const alcModel* m, const double* x, char* err,
-                               int errsz);
+/// Nullable: v, err
+alctStatus alci_frame_writePly(const char* path, const alcModel* m, const double* x,
+                               const double* v, char* err, int errsz);
+
+/// Write a ParaView file series index (JSON, "file-series-version" 1.0: {"name", "time"} per
+/// file, in the given order) for a format without a collection file of its own (PLY); ParaView
+/// opens it as FILE.ply.series beside the frames. Names under the index's own directory are
+/// written relative to it, as for alci_series_write; names are JSON-escaped.
+/// @return ALC_OK, ALC_ERR_INVALID_ARG, ALC_ERR_NOMEM, ALC_ERR_IO.
+/// Nullable: err; files and times when n == 0
+alctStatus alci_series_writeJson(const char* seriesPath, int n, const char* const* files,
+                                 const double* times, char* err, int errsz);
 
 #endif  // ALC_HOST_FRAME_WRITER_H_

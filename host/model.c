@@ -44,6 +44,7 @@ alcOption alc_defaultOption(void) {
     o.ipcNewtonTol = 0;
     o.ipcToiTerm = 0;
     o.penaltyScale = 1;
+    o.linearSolver = ALC_LINSOLVE_PCG;
     return o;
 }
 

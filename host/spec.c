@@ -568,6 +568,8 @@ static alctStatus checkOptions(const alcOption* o, char* err, int errsz) {
     REQ(o->frictionDefault >= 0, "friction default %g must be >= 0", o->frictionDefault);
     REQ(o->ipcDhat >= 0 && o->ipcKappa >= 0 && o->ipcNewtonTol >= 0, "IPC parameters must be >= 0");
     REQ(o->penaltyScale > 0, "penalty_scale %g must be > 0", o->penaltyScale);
+    REQ(o->linearSolver >= ALC_LINSOLVE_PCG && o->linearSolver <= ALC_LINSOLVE_AUTO,
+        "unknown linear solver %d", o->linearSolver);
 #undef REQ
     return ALC_OK;
 }

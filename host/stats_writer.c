@@ -7,6 +7,7 @@
 // line after a power loss).
 #include "stats_writer.h"
 
+#include "alc_internal.h"
 #include "io_atomic.h"
 
 #include <errno.h>
@@ -23,7 +24,7 @@ typedef struct {
     int digits;  // significant digits of a double
 } Field;
 
-#define NFIELD 26
+#define NFIELD 27
 
 // phase names and the timers they read, in column order
 static const char* const kPhaseKey[ALC_NTIMER] = {"time_step", "time_hessian",    "time_pcg",
@@ -67,6 +68,7 @@ static void stepFields(long step, double time, const alcStepStat* st, Field f[NF
     for (int t = 0; t < ALC_NTIMER; t++) f[k++] = dblField(kPhaseKey[t], st->time[t], 9);
     f[k++] = intField("buffer_grows", st->bufferGrows);
     f[k++] = dblField("energy_gain", st->energyGain, 9);
+    f[k++] = intField("direct_solves", st->directSolves);
 }
 
 // record a failure on the stream with the path and strerror
@@ -134,6 +136,9 @@ alctStatus alci_stats_write(alciStats* s, long step, double time, const alcStepS
             fprintf(s->fp, "%lld", f[k].i);
         } else if (s->json && !isfinite(f[k].d)) {
             fputs("null", s->fp);
+        } else if (f[k].digits >= 17) {
+            char buf[32];
+            fputs(alci_formatDouble(buf, sizeof buf, f[k].d), s->fp);
         } else {
             fprintf(s->fp, "%.*g", f[k].digits, f[k].d);
         }
@@ -178,6 +183,10 @@ void alci_stats_summary(FILE* out, const alcModel* m, const alcRunStat* r, const
     fprintf(out, "  Newton     : %.2f per step (peak %d)\n", safeDiv(newton, steps), r->newtonMax);
     fprintf(out, "  CG         : %.2f per solve (peak %d)\n", safeDiv((double)r->cgTotal, newton),
             r->cgMax);
+    if (r->directSolves > 0) {
+        fprintf(out, "  Cholesky   : %ld of %ld Newton systems solved by factorization\n",
+                r->directSolves, r->newton);
+    }
     fprintf(out, "  contacts   : %.2f per Newton iteration (peak %d)\n",
             safeDiv(r->contactsSum, newton), r->contactsMax);
     fprintf(out, "  alpha      : %.4f average (TOI)\n", safeDiv(r->alphaSum, (double)r->outer));

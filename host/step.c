@@ -9,6 +9,7 @@
 // (multipliers fixed at zero) and, with no contact, plain Newton steps.
 #include "alc_internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -50,6 +51,14 @@ alctStatus alci_newtonSolve(alcSim* sim, alcData* d, alciSolveOut* out) {
     s->newton++;
     s->cgTotal += out->iters;
     if (out->iters > s->cgMax) s->cgMax = out->iters;
+    s->directSolves += out->direct;
+    if (out->directFailed) {
+        alci_warn(sim, d, ALC_WARN_DIRECT_FAILED,
+                  out->directFailed > INT_MAX ? INT_MAX : (int)out->directFailed,
+                  "Cholesky factorization failed at column %ld (matrix not positive definite); "
+                  "PCG solved the system",
+                  out->directFailed);
+    }
     if (!out->converged) {
         alci_warn(sim, d, ALC_WARN_PCG_MAXITER, out->iters,
                   "PCG stopped at %d iterations without reaching tolerance %g", out->iters,

@@ -1,7 +1,9 @@
 // Small host utilities: error formatting, clocks, quaternions, warnings and logging.
 #include "alc_internal.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -22,6 +24,14 @@ void alci_setMessage(char* err, int errsz, const char* fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(err, (size_t)errsz, fmt, ap);
     va_end(ap);
+}
+
+const char* alci_formatDouble(char* buf, size_t n, double v) {
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, n, "%.*g", digits, v);
+        if (digits == 17 || !isfinite(v) || strtod(buf, NULL) == v) break;
+    }
+    return buf;
 }
 
 double alci_now(void) {

@@ -1,5 +1,6 @@
 // Version and name tables of the public enums.
 #include "alc/alc.h"
+#include "ref/direct_ref.h"
 
 #define ALC_VERSION_MAJOR 0
 #define ALC_VERSION_MINOR 3
@@ -29,7 +30,7 @@ const char* alcu_warningString(alctWarning warning) {
         "ALC_WARN_PCG_MAXITER",         "ALC_WARN_AL_NOT_CONVERGED",  "ALC_WARN_CONTACT_OVERFLOW",
         "ALC_WARN_BAD_STATE",           "ALC_WARN_MU_INCREASE",       "ALC_WARN_LINESEARCH",
         "ALC_WARN_KINEMATIC_INVERSION", "ALC_WARN_KINEMATIC_BLOCKED", "ALC_WARN_ENERGY_GAIN",
-        "ALC_WARN_IPC_SETTING"};
+        "ALC_WARN_IPC_SETTING",         "ALC_WARN_DIRECT_FAILED"};
     if ((int)warning < 0 || warning >= ALC_NWARNING) return "unknown warning";
     return names[warning];
 }
@@ -38,4 +39,8 @@ const char* alcu_timerString(alctTimer timer) {
     static const char* names[ALC_NTIMER] = {"step", "hessian", "pcg", "ccd", "linesearch", "other"};
     if ((int)timer < 0 || timer >= ALC_NTIMER) return "unknown timer";
     return names[timer];
+}
+
+int alcu_directSolverAvailable(void) {
+    return alcr_direct_available();
 }

@@ -8,19 +8,37 @@
 
 #define MAX_DIRS 16
 
+static char g_dirs[MAX_DIRS][256];
+static char g_tags[MAX_DIRS][64];
+static pid_t g_owner;  // the process that made the directories (not a forked child)
+
+// remove the directories made by this process when it exits (ALC_KEEP_TMP=1 keeps them)
+static void removeDirs(void) {
+    if (getpid() != g_owner || getenv("ALC_KEEP_TMP")) return;
+    for (int i = 0; i < MAX_DIRS && g_tags[i][0]; i++) {
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dirs[i]);
+        if (system(cmd) != 0) fprintf(stderr, "note: could not remove %s\n", g_dirs[i]);
+    }
+}
+
 const char* alct_tmpDir(const char* tag, const char* sub) {
-    static char dirs[MAX_DIRS][256];
-    static char tags[MAX_DIRS][64];
+    char(*dirs)[256] = g_dirs;
+    char(*tags)[64] = g_tags;
     int i = 0;
     for (; i < MAX_DIRS && tags[i][0]; i++) {
         if (!strcmp(tags[i], tag)) return dirs[i];
     }
     if (i == MAX_DIRS) return "/tmp";
     snprintf(dirs[i], sizeof dirs[i], "/tmp/alc_test_%s_%d", tag, (int)getpid());
-    char cmd[400];
+    char cmd[4200];
     snprintf(cmd, sizeof cmd, "mkdir -p %s%s%s", dirs[i], sub ? "/" : "", sub ? sub : "");
     if (system(cmd) != 0) return "/tmp";
     snprintf(tags[i], sizeof tags[i], "%s", tag);
+    if (!g_owner) {
+        g_owner = getpid();
+        atexit(removeDirs);
+    }
     return dirs[i];
 }
 

@@ -3,7 +3,8 @@
 #define ALC_TESTS_TEST_FILES_H_
 
 /// A directory /tmp/alc_test_TAG_PID (made on first use, with the subdirectory sub when not
-/// NULL); the returned path stays valid for the process. Falls back to /tmp.
+/// NULL); the returned path stays valid for the process. Falls back to /tmp. The directories
+/// are removed when the process exits (kept when the environment has ALC_KEEP_TMP).
 const char* alct_tmpDir(const char* tag, const char* sub);
 
 /// Write text to DIR/name and return the path (a static buffer, valid until the next call),

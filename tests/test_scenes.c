@@ -25,7 +25,7 @@ static int openScene(Run* r, const char* scene, const char* after, const char* e
     if (extraYaml) {
         FILE* in = fopen(path, "r");
         if (!in) return 0;
-        snprintf(path, sizeof path, "/tmp/alc_test_scene_variant_%d.yaml", (int)getpid());
+        snprintf(path, sizeof path, "%s/variant.yaml", alct_tmpDir("scene_variant", NULL));
         FILE* out = fopen(path, "w");
         if (!out) {
             fclose(in);

@@ -51,7 +51,7 @@ static void benchUsage(FILE* out) {
             "                       printed against the first\n"
             "  --repeats R          run R times and keep the fastest (default 1)\n"
             "  --preset P, --set NAME=VALUE, --backend B, --threads N, --ipc-stop S,\n"
-            "  --ipc-dhat D\n"
+            "  --ipc-dhat D, --linear-solver S\n"
             "                       as for alcove run\n"
             "  --table              run the built-in benchmark table (make bench)\n"
             "  --list               list the table\n"

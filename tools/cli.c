@@ -11,6 +11,7 @@ void alc_cliSceneInit(alcCliScene* s) {
     s->contact = -1;
     s->ipcToi = -1;
     s->ipcDhat = -1;
+    s->linearSolver = -1;
 }
 
 int alc_cliBackend(const char* name) {
@@ -117,6 +118,18 @@ int alc_cliSceneOption(alcCliScene* s, int argc, char** argv, int* i) {
         s->ipcDhat = x;
         return 1;
     }
+    if ((v = optValue(argc, argv, i, "--linear-solver"))) {
+        if (!*v) return -1;
+        s->linearSolver = !strcmp(v, "pcg")      ? ALC_LINSOLVE_PCG
+                          : !strcmp(v, "direct") ? ALC_LINSOLVE_DIRECT
+                          : !strcmp(v, "auto")   ? ALC_LINSOLVE_AUTO
+                                                 : -1;
+        if (s->linearSolver < 0) {
+            fprintf(stderr, "alcove: unknown linear solver '%s' (pcg, direct or auto)\n", v);
+            return -1;
+        }
+        return 1;
+    }
     if ((v = optValue(argc, argv, i, "--ipc-stop"))) {
         if (!*v) return -1;
         s->ipcToi = !strcmp(v, "toi") ? 1 : !strcmp(v, "residual") ? 0 : -1;
@@ -144,6 +157,7 @@ alcModel* alc_cliLoad(const alcCliScene* s) {
     }
     if (s->contact >= 0) m->opt.contact = s->contact;
     if (s->ipcToi >= 0) m->opt.ipcToiTerm = s->ipcToi;
+    if (s->linearSolver >= 0) m->opt.linearSolver = s->linearSolver;
     if (s->ipcDhat >= 0) m->opt.ipcDhat = s->ipcDhat > 0 ? s->ipcDhat : m->opt.delta;
     return m;
 }
@@ -152,4 +166,37 @@ void alc_cliLog(void* user, int level, const char* msg) {
     (void)user;
     fprintf(stderr, "alcove: %s: %s\n", level == 0 ? "error" : (level == 1 ? "warning" : "info"),
             msg);
+}
+
+void alc_cliShellQuote(char* out, size_t n, const char* s) {
+    size_t k = 0;
+    if (n < 3) {
+        if (n) out[0] = 0;
+        return;
+    }
+    out[k++] = '\'';
+    for (; *s && k + 6 < n; s++) {
+        if (*s == '\'') {
+            memcpy(out + k, "'\\''", 4);
+            k += 4;
+        } else {
+            out[k++] = *s;
+        }
+    }
+    out[k++] = '\'';
+    out[k] = 0;
+}
+
+int alc_cliParseSize(const char* cmd, const char* v, int minW, int minH, int* w, int* h) {
+    int ww = 0, hh = 0;
+    char tail = 0;
+    if (!v || sscanf(v, "%dx%d%c", &ww, &hh, &tail) != 2 || ww < minW || hh < minH ||
+        ww > 8192 || hh > 8192) {
+        fprintf(stderr, "alcove %s: --size expects WxH within %dx%d..8192x8192, got '%s'\n", cmd,
+                minW, minH, v ? v : "");
+        return 0;
+    }
+    *w = ww;
+    *h = hh;
+    return 1;
 }

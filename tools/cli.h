@@ -29,12 +29,13 @@ typedef struct {
     int contact;     ///< -1: the scene's, else alctContactModel
     int ipcToi;      ///< -1: the scene's; 0: IPC ends on its residual; 1: on cumulative TOI
     double ipcDhat;  ///< < 0: the scene's; 0: the scene's delta; > 0: IPC's dhat (m)
+    int linearSolver;  ///< -1: the scene's, else alctLinearSolver
 } alcCliScene;
 
 void alc_cliSceneInit(alcCliScene* s);
 
 /// Try to consume one scene option at argv[*i] (--preset, --set, --steps, --backend, --threads,
-/// --contact, --ipc-stop, --ipc-dhat). Returns 1 if consumed, 0 if not a scene option, -1 on a bad
+/// --contact, --ipc-stop, --ipc-dhat, --linear-solver). Returns 1 if consumed, 0 if not a scene option, -1 on a bad
 /// value (message printed).
 int alc_cliSceneOption(alcCliScene* s, int argc, char** argv, int* i);
 
@@ -54,6 +55,13 @@ const char* alc_cliContactName(int contact);
 void alc_cliLog(void* user, int level, const char* msg);
 
 // subcommands
+/// out = s single-quoted for /bin/sh (a quote inside becomes '\''); truncated to n bytes.
+void alc_cliShellQuote(char* out, size_t n, const char* s);
+
+/// Parse an image size "WxH" (each at most 8192, at least minW and minH) for command cmd;
+/// 1 on success, else 0 with the message printed.
+int alc_cliParseSize(const char* cmd, const char* v, int minW, int minH, int* w, int* h);
+
 int alc_cmdRun(int argc, char** argv);
 int alc_cmdCheck(int argc, char** argv);
 int alc_cmdCcdCheck(int argc, char** argv);
@@ -61,5 +69,7 @@ int alc_cmdBench(int argc, char** argv);
 int alc_cmdInfo(int argc, char** argv);
 int alc_cmdBenchGeometry(int argc, char** argv);
 int alc_cmdImportIpc(int argc, char** argv);
+int alc_cmdRender(int argc, char** argv);
+int alc_cmdPlot(int argc, char** argv);
 
 #endif  // ALC_TOOLS_CLI_H_

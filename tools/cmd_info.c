@@ -97,6 +97,9 @@ int alc_cmdInfo(int argc, char** argv) {
     } else {
         double mb = (double)alc_simMemory(sim) / 1e6;
         printf("backend    : %s\n", alc_simBackendName(sim));
+        static const char* const solver[] = {"pcg", "direct", "auto"};
+        printf("linear     : %s (Cholesky by CHOLMOD %s)\n", solver[m->opt.linearSolver],
+               alcu_directSolverAvailable() ? "available" : "not in this build");
         printf("memory     : %.1f MB held after make (%.1f MB per million tetrahedra)\n", mb,
                m->ntet > 0 ? mb / ((double)m->ntet / 1e6) : 0);
     }

@@ -1,5 +1,6 @@
 // alcove run: simulate a scene and write frames, exact states, statistics and a summary.
 #include "cli.h"
+#include "contact_log.h"
 #include "frame_writer.h"
 #include "io_atomic.h"
 #include "progress.h"
@@ -76,11 +77,12 @@ static void runUsage(FILE* out) {
         "usage: alcove run SCENE [options]\n"
         "\n"
         "Simulate SCENE (a YAML file, docs/scene-format.md). Writes into OUTDIR:\n"
-        "  frames/frame_NNNNNN.vtu + frames.pvd   boundary surfaces (or .ply with --frames ply)\n"
+        "  frames/frame_NNNNNN.vtu + frames.pvd   boundary surfaces (or .ply + frames.ply.series\n"
+        "                                          with --frames ply)\n"
         "  states/state_NNNNNN.alcs + topology.alct  exact binary states for 'alcove check'\n"
         "  stats.csv (or stats.jsonl)              one line of statistics per step\n"
-        "  contacts/contacts_NNNNNN.csv            contact pairs and forces (--contacts)\n"
-        "  contacts/bodies_NNNNNN.csv              total contact force per body (--contacts)\n"
+        "  contacts.csv                            contact pairs and per-body forces at every\n"
+        "                                          frame, with step and time (--contacts)\n"
         "  summary.txt, run.json                   end-of-run summary and run metadata\n"
         "\n"
         "options:\n"
@@ -95,6 +97,8 @@ static void runUsage(FILE* out) {
         "                     on cumulative TOI (the AL paper's rule); default: the scene's\n"
         "  --ipc-dhat D       under ipc, the barrier's reach dhat in m, or 'delta' for the\n"
         "                     scene's contact offset (default: the scene's, else 1e-3 l)\n"
+        "  --linear-solver S  pcg, direct (sparse Cholesky, reference backend) or auto (PCG,\n"
+        "                     Cholesky where PCG ends at its cap); default: the scene's, else pcg\n"
         "  --threads N        CPU threads of the reference backend (default: all)\n"
         "  --frames F         vtu, ply or none (default: the scene's run.frames)\n"
         "  --every K          write a frame every K steps (default: the scene's)\n"
@@ -121,44 +125,13 @@ static void cleanDir(const char* dir, const char* prefix) {
     closedir(d);
 }
 
-static int writeContacts(const char* path, alcSim* sim, char* err, int errsz) {
-    const alcContact* c = NULL;
-    int n = 0;
-    alc_getContacts(sim, &c, &n);
-    alciFile f;
-    if (alci_file_open(&f, path, err, errsz) != ALC_OK) return 0;
-    alci_file_printf(&f,
-                     "type,v0,v1,v2,v3,body0,body1,distance,nx,ny,nz,normal_force,"
-                     "friction_x,friction_y,friction_z,lambda,gamma\n");
-    for (int i = 0; i < n; i++) {
-        const alcContact* k = &c[i];
-        alci_file_printf(
-            &f, "%s,%d,%d,%d,%d,%d,%d,%.17g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n",
-            k->type == 0 ? "pt" : "ee", k->vert[0], k->vert[1], k->vert[2], k->vert[3], k->body[0],
-            k->body[1], k->distance, k->normal[0], k->normal[1], k->normal[2], k->normalForce,
-            k->frictionForce[0], k->frictionForce[1], k->frictionForce[2], k->lambda, k->gamma);
-    }
-    return alci_file_commit(&f, err, errsz) == ALC_OK;
-}
-
-/// Total contact force per body (alcData.body_force) into a CSV file.
-static int writeBodyForces(const char* path, const alcModel* m, const alcData* d, char* err,
-                           int errsz) {
-    alciFile f;
-    if (alci_file_open(&f, path, err, errsz) != ALC_OK) return 0;
-    alci_file_printf(&f, "body,name,fx,fy,fz\n");
-    for (int b = 0; b < m->nbody; b++)
-        alci_file_printf(&f, "%d,%s,%.9g,%.9g,%.9g\n", b, alc_bodyName(m, b), d->body_force[3 * b],
-                         d->body_force[3 * b + 1], d->body_force[3 * b + 2]);
-    return alci_file_commit(&f, err, errsz) == ALC_OK;
-}
-
 typedef struct {
     const alcModel* m;
     const char* out;
     int format;
     int states;
     int contacts;
+    alciContactLog log;  // contacts.csv when contacts is set
     char** files;
     double* times;
     int nframe, capframe;
@@ -175,35 +148,40 @@ static int writeFrame(Writer* w, alcSim* sim, const alcData* d, long idx) {
         alctStatus st =
             w->format == ALC_FRAMES_VTU
                 ? alci_frame_writeVtu(path, w->m, d->x, d->v, d->time, 1, err, sizeof err)
-                : alci_frame_writePly(path, w->m, d->x, err, sizeof err);
+                : alci_frame_writePly(path, w->m, d->x, d->v, err, sizeof err);
         if (st != ALC_OK) {
             fprintf(stderr, "alcove: %s\n", err);
             return 0;
         }
-        if (w->format == ALC_FRAMES_VTU) {
-            if (w->nframe >= w->capframe) {
-                int cap = w->capframe ? 2 * w->capframe : 64;
-                char** f = (char**)realloc(w->files, sizeof(char*) * (size_t)cap);
-                double* t = (double*)realloc(w->times, sizeof(double) * (size_t)cap);
-                if (!f || !t) {
-                    free(f ? f : w->files);
-                    w->files = NULL;
-                    fprintf(stderr, "alcove: out of memory\n");
-                    return 0;
-                }
-                w->files = f;
-                w->times = t;
-                w->capframe = cap;
-            }
-            w->files[w->nframe] = strdup(rel);
-            w->times[w->nframe] = d->time;
-            w->nframe++;
-            snprintf(path, sizeof path, "%s/frames.pvd", w->out);
-            if (alci_series_write(path, w->nframe, (const char* const*)w->files, w->times, err,
-                                  sizeof err) != ALC_OK) {
-                fprintf(stderr, "alcove: %s\n", err);
+        // the series index, rewritten after every frame: .pvd for VTU, .ply.series for PLY
+        if (w->nframe >= w->capframe) {
+            int cap = w->capframe ? 2 * w->capframe : 64;
+            char** f = (char**)realloc(w->files, sizeof(char*) * (size_t)cap);
+            if (f) w->files = f;
+            double* t = f ? (double*)realloc(w->times, sizeof(double) * (size_t)cap) : NULL;
+            if (!f || !t) {
+                fprintf(stderr, "alcove: out of memory\n");
                 return 0;
             }
+            w->times = t;
+            w->capframe = cap;
+        }
+        w->files[w->nframe] = strdup(rel);
+        if (!w->files[w->nframe]) {
+            fprintf(stderr, "alcove: out of memory\n");
+            return 0;
+        }
+        w->times[w->nframe] = d->time;
+        w->nframe++;
+        int vtu = w->format == ALC_FRAMES_VTU;
+        snprintf(path, sizeof path, "%s/%s", w->out, vtu ? "frames.pvd" : "frames.ply.series");
+        st = vtu ? alci_series_write(path, w->nframe, (const char* const*)w->files, w->times, err,
+                                     sizeof err)
+                 : alci_series_writeJson(path, w->nframe, (const char* const*)w->files, w->times,
+                                         err, sizeof err);
+        if (st != ALC_OK) {
+            fprintf(stderr, "alcove: %s\n", err);
+            return 0;
         }
     }
     if (w->states) {
@@ -215,14 +193,12 @@ static int writeFrame(Writer* w, alcSim* sim, const alcData* d, long idx) {
         }
     }
     if (w->contacts && sim) {
-        snprintf(path, sizeof path, "%s/contacts/contacts_%06ld.csv", w->out, idx);
-        if (!writeContacts(path, sim, err, sizeof err)) {
-            fprintf(stderr, "alcove: %s\n", err);
-            return 0;
-        }
-        snprintf(path, sizeof path, "%s/contacts/bodies_%06ld.csv", w->out, idx);
-        if (!writeBodyForces(path, w->m, d, err, sizeof err)) {
-            fprintf(stderr, "alcove: %s\n", err);
+        const alcContact* c = NULL;
+        int n = 0;
+        alc_getContacts(sim, &c, &n);
+        if (alci_contactLog_write(&w->log, w->m, d->step, d->time, c, n, d->body_force) !=
+            ALC_OK) {
+            fprintf(stderr, "alcove: %s\n", w->log.error);
             return 0;
         }
     }
@@ -346,7 +322,6 @@ int alc_cmdRun(int argc, char** argv) {
     // output folders; files of an earlier run that this one would not overwrite go away
     char path[4096], err[1024];
     int code = ALC_EXIT_OK;
-    const char* sub[] = {"frames", "states", "contacts"};
     if (alci_mkdirs(outDir, err, sizeof err) != ALC_OK) {
         fprintf(stderr, "alcove: %s\n", err);
         alc_deleteModel(m);
@@ -356,14 +331,38 @@ int alc_cmdRun(int argc, char** argv) {
         alc_deleteModel(m);
         return ALC_EXIT_USAGE;
     }
+    // the folders this run writes; in every one (and in those it does not write) the files
+    // of an earlier run go, and a folder left empty is removed
+    const char* sub[] = {"frames", "states", "contacts"};
+    const char* prefix[] = {"frame_", "state_", "contacts_"};
+    int want[] = {w.format != ALC_FRAMES_NONE, w.states, 0};
     for (int k = 0; k < 3; k++) {
         snprintf(path, sizeof path, "%s/%s", outDir, sub[k]);
+        cleanDir(path, prefix[k]);
+        if (k == 2) cleanDir(path, "bodies_");  // the per-frame contact files before 0.4
+        if (!want[k]) {
+            rmdir(path);  // only when empty: nothing of the user's is touched
+            continue;
+        }
         if (alci_mkdirs(path, err, sizeof err) != ALC_OK) {
             fprintf(stderr, "alcove: %s\n", err);
             alc_deleteModel(m);
             return ALC_EXIT_FAIL;
         }
-        cleanDir(path, k == 0 ? "frame_" : (k == 1 ? "state_" : "contacts_"));
+    }
+    const char* stale[] = {"frames.pvd", "frames.ply.series", "contacts.csv", "topology.alct"};
+    int keep[] = {w.format == ALC_FRAMES_VTU, w.format == ALC_FRAMES_PLY, w.contacts, w.states};
+    for (int k = 0; k < 4; k++) {
+        snprintf(path, sizeof path, "%s/%s", outDir, stale[k]);
+        if (!keep[k]) unlink(path);
+    }
+    if (w.contacts) {
+        snprintf(path, sizeof path, "%s/contacts.csv", outDir);
+        if (alci_contactLog_open(&w.log, path, err, sizeof err) != ALC_OK) {
+            fprintf(stderr, "alcove: %s\n", err);
+            alc_deleteModel(m);
+            return ALC_EXIT_FAIL;
+        }
     }
 
     alcSimDef def = alc_defaultSimDef();
@@ -378,6 +377,7 @@ int alc_cmdRun(int argc, char** argv) {
     if (st != ALC_OK) {
         fprintf(stderr, "alcove: cannot create the simulation: %s\n",
                 sim ? alc_lastError(sim) : alcu_statusString(st));
+        alci_contactLog_close(&w.log, NULL, 0);
         alc_deleteSim(sim);
         alc_deleteData(d);
         alc_deleteModel(m);
@@ -432,7 +432,11 @@ int alc_cmdRun(int argc, char** argv) {
             code = ALC_EXIT_FAIL;
             break;
         }
-        alci_stats_write(&stats, d->step, d->time, &d->stat);
+        if (alci_stats_write(&stats, d->step, d->time, &d->stat) != ALC_OK) {
+            fprintf(stderr, "\nalcove: %s\n", stats.error);
+            code = ALC_EXIT_FAIL;
+            break;
+        }
         if (frameEvery > 0 && (k + 1) % frameEvery == 0 && !writeFrame(&w, sim, d, d->step)) {
             code = ALC_EXIT_FAIL;
         }
@@ -485,6 +489,10 @@ int alc_cmdRun(int argc, char** argv) {
             }
             printf("output: %s\n", outDir);
         }
+    }
+    if (alci_contactLog_close(&w.log, err, sizeof err) != ALC_OK) {
+        fprintf(stderr, "alcove: %s\n", err);
+        if (code == ALC_EXIT_OK) code = ALC_EXIT_FAIL;
     }
     for (int i = 0; i < w.nframe; i++) free(w.files[i]);
     free(w.files);

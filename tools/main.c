@@ -1,4 +1,5 @@
-// alcove: the command-line program (run, check, ccd-check, bench) on top of the library.
+// alcove: the command-line program (run, check, ccd-check, bench, info, import-ipc, render,
+// plot) on top of the library.
 #include "cli.h"
 
 #include <stdio.h>
@@ -20,6 +21,8 @@ static void usage(FILE* out) {
         "  bench SCENE      print the AL paper's Table 1 row for a scene\n"
         "  info SCENE       the model's sizes and the memory its sim needs, without stepping\n"
         "  import-ipc FILE  write an alcove scene from an IPC scene script\n"
+        "  render OUTDIR    PNG pictures and an MP4 of a run (POV-Ray, ffmpeg)\n"
+        "  plot OUTDIR      a PNG of a run's per-step statistics (gnuplot)\n"
         "  version          print the version\n"
         "\n"
         "'alcove <command> --help' describes each command's options.\n"
@@ -48,6 +51,8 @@ int main(int argc, char** argv) {
     if (!strcmp(cmd, "bench")) return alc_cmdBench(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) return alc_cmdInfo(argc - 1, argv + 1);
     if (!strcmp(cmd, "import-ipc")) return alc_cmdImportIpc(argc - 1, argv + 1);
+    if (!strcmp(cmd, "render")) return alc_cmdRender(argc - 1, argv + 1);
+    if (!strcmp(cmd, "plot")) return alc_cmdPlot(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench-geometry")) return alc_cmdBenchGeometry(argc - 1, argv + 1);
     fprintf(stderr, "alcove: unknown command '%s'\n\n", cmd);
     usage(stderr);

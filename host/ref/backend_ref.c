@@ -8,6 +8,7 @@
 
 #include "hd/alcm_vec.h"
 #include "ref/backend_ref.h"
+#include "ref/direct_ref.h"
 #include "ref/pcg_ref.h"
 #include "ref/vec_ref.h"
 
@@ -53,6 +54,7 @@ static void opDestroy(void* be) {
     alcr_momentum_free(B);
     alcr_ipc_free(B);
     alcr_ipcBoundary_free(B);
+    alcr_direct_free(B->direct);
     free(B->xt);
     free(B->vt);
     free(B->xtilde);
@@ -136,20 +138,55 @@ static alctStatus opAssembleContact(void* be) {
     return st;
 }
 
+// P := -H^-1 G by Cholesky; 0 when the factorization failed (*failedCol tells where)
+static alctStatus solveDirect(alcrBackend* B, int* solved, long* failedCol) {
+    long info = 0;
+    alctStatus st = alcr_direct_solve(B->direct, &B->A, B->trial, B->p, &info);
+    *solved = st == ALC_OK && info == 0;
+    *failedCol = info;
+    return st;
+}
+
 static alctStatus opSolve(void* be, double tol, int maxIter, alciSolveOut* out) {
     alcrBackend* B = (alcrBackend*)be;
+    int mode = B->m->opt.linearSolver;
     ThreadScope ts = enterThreads(B);
-    alcr_bsr_blockJacobi(&B->A, B->Minv);
     // rhs = -G, kept in trial as scratch
     for (int i = 0; i < B->N; i++) B->trial[i] = -B->g[i];
-    int iters = 0;
-    out->converged =
-        alcr_pcg_solve(&B->A, B->Minv, B->trial, B->p, tol, maxIter, B->pcgWork, &iters);
-    out->iters = iters;
-    alcr_momentum_correct(B);
-    out->pInf = alcr_vec_maxAbs(B->N, B->p);
-    out->gDotP = alcr_vec_dot(B->N, B->g, B->p);
+    alctStatus st = ALC_OK;
+    int solved = 0;
+    out->iters = 0;
+    out->converged = 0;
+    out->direct = 0;
+    out->directFailed = 0;
+    if (mode == ALC_LINSOLVE_DIRECT) {
+        st = solveDirect(B, &solved, &out->directFailed);
+        out->direct = solved;
+        out->converged = solved;
+    }
+    if (st == ALC_OK && !solved) {
+        alcr_bsr_blockJacobi(&B->A, B->Minv);
+        int iters = 0;
+        out->converged =
+            alcr_pcg_solve(&B->A, B->Minv, B->trial, B->p, tol, maxIter, B->pcgWork, &iters);
+        out->iters = iters;
+        if (mode == ALC_LINSOLVE_AUTO && !out->converged) {
+            // PCG at its cap: solve the same system again, exactly
+            st = solveDirect(B, &solved, &out->directFailed);
+            out->direct = solved;
+            if (solved) out->converged = 1;
+        }
+    }
+    if (st == ALC_OK) {
+        alcr_momentum_correct(B);
+        out->pInf = alcr_vec_maxAbs(B->N, B->p);
+        out->gDotP = alcr_vec_dot(B->N, B->g, B->p);
+    }
     leaveThreads(ts);
+    if (st != ALC_OK) {
+        return ALC_ERROR(B->sim, st, "the direct solver (CHOLMOD) failed: %s",
+                         st == ALC_ERR_NOMEM ? "out of memory" : alcu_statusString(st));
+    }
     return ALC_OK;
 }
 
@@ -306,7 +343,7 @@ static int opNactive(void* be) {
 
 static size_t opMemory(void* be) {
     alcrBackend* B = (alcrBackend*)be;
-    return B->bytes + alcr_bsr_bytes(&B->A);
+    return B->bytes + alcr_bsr_bytes(&B->A) + alcr_direct_bytes(B->direct);
 }
 
 static alctStatus opIpcPlaceKinematic(void* be) {
@@ -461,6 +498,16 @@ alctStatus alcr_backend_make(alcSim* sim, alciBackend* out) {
     if (st == ALC_OK) st = alcr_momentum_make(B);
     if (st == ALC_OK) st = alcr_ipc_make(B);
     if (st == ALC_OK) st = alcr_ipcBoundary_make(B);
+    if (st == ALC_OK && m->opt.linearSolver != ALC_LINSOLVE_PCG) {
+        if (!alcr_direct_available()) {
+            opDestroy(B);
+            return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
+                             "linear_solver '%s' needs CHOLMOD, and this build has none "
+                             "(install libsuitesparse-dev and rebuild)",
+                             m->opt.linearSolver == ALC_LINSOLVE_DIRECT ? "direct" : "auto");
+        }
+        st = alcr_direct_make(&B->direct, B->n);
+    }
     if (st != ALC_OK) {
         opDestroy(B);
         if (st == ALC_ERR_NOMEM)

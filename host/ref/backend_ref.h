@@ -8,6 +8,7 @@
 #include "hd/alcm_pairstate.h"
 #include "ref/broad_ref.h"
 #include "ref/bsr_ref.h"
+#include "ref/direct_ref.h"
 
 /// Pair kinds (one definition with the CUDA modules: hd/alcm_pair.h).
 enum { ALCR_PT = ALC_PAIR_PT, ALCR_EE = ALC_PAIR_EE };
@@ -70,6 +71,7 @@ typedef struct alcrBackend_ {
     int* scol;       // static pattern columns
     alcrBsr A;
     double* Minv;  // block-Jacobi (n x 9)
+    alcrDirect* direct;  // Cholesky solver (linear solver direct or auto), else NULL
     int patternDirty;
     double* redScratch;  // per-element scratch for deterministic reductions
     int* comp;           // free vertices: component id of the matrix graph; -1 kinematic (n)

@@ -49,6 +49,11 @@ ALC_API const char* alcu_timerString(alctTimer timer);
 /// Any error from the CUDA runtime counts as "no device".
 ALC_API int alcu_cudaAvailable(void);
 
+/// 1 if this build has the reference backend's sparse direct solver (CHOLMOD), which
+/// alcOption.linearSolver ALC_LINSOLVE_DIRECT and ALC_LINSOLVE_AUTO need, else 0 (alc_makeSim
+/// then refuses those settings with ALC_ERR_UNSUPPORTED).
+ALC_API int alcu_directSolverAvailable(void);
+
 // ---- defaults -----------------------------------------------------------------------------
 
 /// Default physical and solver options (see the field comments of alcOption).

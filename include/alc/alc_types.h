@@ -71,6 +71,15 @@ typedef enum alctContactModel_ {
     ALC_NCONTACTMODEL
 } alctContactModel;
 
+/// How the Newton systems are solved.
+typedef enum alctLinearSolver_ {
+    ALC_LINSOLVE_PCG = 0,  ///< block-Jacobi PCG (the AL paper's solver; every backend)
+    ALC_LINSOLVE_DIRECT,   ///< sparse Cholesky (CHOLMOD) of every system; reference backend
+                           ///< built with CHOLMOD only
+    ALC_LINSOLVE_AUTO      ///< PCG, and a system PCG leaves unsolved at its cap is solved again
+                           ///< by Cholesky; reference backend built with CHOLMOD only
+} alctLinearSolver;
+
 /// Which tetrahedra the step bound and the line search keep from inverting.
 typedef enum alctInversion_ {
     ALC_INVERSION_AUTO = 0,  ///< non-invertible materials (Neo-Hookean), as in the AL paper
@@ -113,6 +122,9 @@ typedef enum alctWarning_ {
                                    ///< step's energy scale, capped at INT_MAX)
     ALC_WARN_IPC_SETTING,          ///< IPC parameters that cannot work: dhat above the closest
                                    ///< initial gap (info 1) or a residual stop above g h (info 2)
+    ALC_WARN_DIRECT_FAILED,        ///< the Cholesky factorization found the Newton matrix not
+                                   ///< positive definite; PCG solved that system (info: the
+                                   ///< 1-based scalar column, capped at INT_MAX)
     ALC_NWARNING
 } alctWarning;
 
@@ -161,6 +173,7 @@ typedef struct alcOption_ {
     double ipcNewtonTol;       ///< IPC residual stop (m/s); 0 = 1e-2 x scene diagonal
     int ipcToiTerm;            ///< IPC stops on the cumulative TOI rule instead; default 0
     double penaltyScale;       ///< stiffness multiplier of the penalty model; default 1
+    int linearSolver;          ///< alctLinearSolver; default ALC_LINSOLVE_PCG
 } alcOption;
 
 /// Output format of frames.
@@ -293,6 +306,7 @@ typedef struct alcStepStat_ {
     int bufferGrows;          ///< pair or candidate buffers grown (and the work redone)
     int bufferCapacity;       ///< largest capacity such a growth reached (0 = none)
     double energyGain;        ///< mechanical energy gained beyond the step's allowance (J)
+    int directSolves;         ///< Newton systems solved by Cholesky (linear solver direct/auto)
     double time[ALC_NTIMER];  ///< seconds per phase (alctTimer)
 } alcStepStat;
 
@@ -311,6 +325,7 @@ typedef struct alcRunStat_ {
     long muIncreases;         ///< adaptive mu/delta triggers
     long bufferGrows;         ///< pair or candidate buffers grown (and the work redone)
     int bufferCapacity;       ///< largest capacity a growth reached (0 = none)
+    long directSolves;        ///< Newton systems solved by Cholesky
     double timeMax;           ///< slowest step (s)
     double time[ALC_NTIMER];  ///< seconds per phase
 } alcRunStat;

@@ -23,10 +23,20 @@ enum { FUZZ_SCENE = 1, FUZZ_MSH, FUZZ_TETGEN, FUZZ_OBJ, FUZZ_STATE, FUZZ_TOPOLOG
 
 int LLVMFuzzerTestOneInput(const unsigned char* data, size_t size);
 
-/// Write n bytes to /tmp/alc_fuzz_PID.EXT and return that path (static storage).
+static char g_path[2][128];
+
+// the input files go when the fuzzer exits
+static void removeFiles(void) {
+    for (int k = 0; k < 2; k++)
+        if (g_path[k][0]) unlink(g_path[k]);
+}
+
+/// Write n bytes to /tmp/alc_fuzz_PID.EXT and return that path (static storage; removed at
+/// exit).
 static const char* toFile(const char* ext, const unsigned char* data, size_t n) {
-    static char path[2][128];
+    char(*path)[128] = g_path;
     static int k = 0;
+    if (!g_path[0][0] && !g_path[1][0]) atexit(removeFiles);
     k ^= 1;
     snprintf(path[k], sizeof path[k], "/tmp/alc_fuzz_%d.%s", (int)getpid(), ext);
     FILE* f = fopen(path[k], "wb");

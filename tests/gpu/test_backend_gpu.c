@@ -199,26 +199,39 @@ ALC_TEST(backend_contacts) {
     return ALC_TEST_PASS;
 }
 
-/// The IPC barrier model stays on the reference backend: selecting it with the CUDA backend is
-/// refused with a message that says so.
-ALC_TEST(backend_ipc_unsupported) {
+/// box_drop with the contact model and linear solver given; the CUDA backend must refuse it with
+/// a message naming the reference backend.
+static int refusedOnCuda(int contact, int linearSolver) {
     char path[1024];
     snprintf(path, sizeof path, "%s/scenes/box_drop.yaml", alct_rootDir());
-    Run c;
-    memset(&c, 0, sizeof c);
+    alcModel* m = NULL;
     char err[1024];
     alcLoadDef ld = alc_defaultLoadDef();
-    ENSURE(alc_loadScene(path, &ld, &c.m, err, sizeof err) == ALC_OK);
-    c.m->opt.contact = ALC_CONTACT_IPC;
+    ENSURE(alc_loadScene(path, &ld, &m, err, sizeof err) == ALC_OK);
+    m->opt.contact = contact;
+    m->opt.linearSolver = linearSolver;
     alcSimDef def = alc_defaultSimDef();
     def.backend = ALC_BACKEND_CUDA;
     alcSim* sim = NULL;
-    ENSURE(alc_makeSim(c.m, &def, &sim) == ALC_ERR_UNSUPPORTED);
+    ENSURE(alc_makeSim(m, &def, &sim) == ALC_ERR_UNSUPPORTED);
     ENSURE(strstr(alc_lastError(sim), "reference backend") != NULL);
     alct_note("%s", alc_lastError(sim));
     alc_deleteSim(sim);
-    alc_deleteModel(c.m);
+    alc_deleteModel(m);
     return ALC_TEST_PASS;
+}
+
+/// The IPC barrier model stays on the reference backend: selecting it with the CUDA backend is
+/// refused with a message that says so.
+ALC_TEST(backend_ipc_unsupported) {
+    return refusedOnCuda(ALC_CONTACT_IPC, ALC_LINSOLVE_PCG);
+}
+
+/// So does the sparse direct solver (CHOLMOD runs on the host): linear_solver direct or auto
+/// with the CUDA backend is refused, never silently replaced by PCG.
+ALC_TEST(backend_directSolver_unsupported) {
+    if (refusedOnCuda(ALC_CONTACT_AL, ALC_LINSOLVE_DIRECT) != ALC_TEST_PASS) return ALC_TEST_FAIL;
+    return refusedOnCuda(ALC_CONTACT_AL, ALC_LINSOLVE_AUTO);
 }
 
 /// A scene that does not fit the device fails cleanly when the sim is made: ALC_ERR_DEVICE_NOMEM
