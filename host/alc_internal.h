@@ -38,6 +38,11 @@ const char* alci_formatDouble(char* buf, size_t n, double v);
 /// Wall-clock seconds (monotonic).
 double alci_now(void);
 
+/// Cores of ncpu left idle by the rest of the machine, sampled from /proc/stat over `seconds`
+/// (the calling thread sleeps meanwhile): round(idle fraction x ncpu), in [1, ncpu]. ncpu when
+/// /proc/stat cannot be read.
+int alci_idleCores(int ncpu, double seconds);
+
 /// Accumulating phase timer of the step loops (host/step.c, host/step_ipc.c).
 typedef struct {
     double t0;
@@ -64,6 +69,8 @@ struct alcSim_ {
     unsigned char* kinMask;        // 1 if the vertex is kinematic during the step (nvert)
     volatile sig_atomic_t cancel;  // alc_cancelStep's request, consumed by the step honouring it
     double* kinTarget;             // scripted/external targets (nvert x 3)
+    int threads;                   // reference backend threads (alc_simThreads); 0 elsewhere
+    int threadsCores;              // cores the process may use when the sim was made
     double timeComp;               // Kahan compensation of alcData.time (see alc_step)
     double timeLast;               // the time alc_step last wrote (a caller's change resets it)
 

@@ -4,6 +4,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define ALC_DEF_VERSION_SHIFT 8
 
@@ -55,6 +58,28 @@ static alctStatus checkModel(alcSim* sim, const alcModel* m) {
     return ALC_OK;
 }
 
+/// The reference backend's thread count: def.threads, or the cores OpenMP would use that the
+/// rest of the machine leaves idle now (sampled over 30 ms), never more than one per 1024
+/// tetrahedra and contact primitives: a small problem does not pay for a team it cannot feed.
+static void chooseThreads(alcSim* sim) {
+#ifdef _OPENMP
+    int cores = omp_get_max_threads();
+#else
+    int cores = 1;
+#endif
+    sim->threadsCores = cores;
+    if (sim->def.threads > 0) {
+        sim->threads = sim->def.threads;
+        return;
+    }
+    const alcModel* m = sim->m;
+    long work = (long)m->ntet + m->nsvert + m->nedge + m->ntri;
+    int byWork = (int)(work / 1024) > 1 ? (int)(work / 1024) : 1;
+    int n = cores < byWork ? cores : byWork;
+    if (n > 1) n = alci_idleCores(n, 0.03);
+    sim->threads = n;
+}
+
 alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
     if (!m || !def || !out) return ALC_ERR_INVALID_ARG;
     *out = NULL;
@@ -92,6 +117,7 @@ alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
         backend = cuda ? ALC_BACKEND_CUDA : ALC_BACKEND_REF;
     }
     sim->backend = backend;
+    if (backend == ALC_BACKEND_REF) chooseThreads(sim);
     if (backend == ALC_BACKEND_CUDA) {
         st = alcg_backend_make(sim, &sim->be);
     } else {
@@ -122,6 +148,10 @@ const char* alc_simBackendName(const alcSim* sim) {
     if (!sim) return "none";
     if (sim->backend != ALC_BACKEND_CUDA) return "ref";
     return alcg_device_emulated() ? "cuda-emulated" : "cuda";
+}
+
+int alc_simThreads(const alcSim* sim) {
+    return sim ? sim->threads : 0;
 }
 
 size_t alc_simMemory(const alcSim* sim) {

@@ -138,7 +138,8 @@ static void checkFinite(const alciCheckInput* in, unsigned char* bad, alciCheckR
 // (a) tetrahedra that are not strictly positively oriented
 static void checkTets(const alciCheckInput* in, const unsigned char* bad, alciCheckReport* rep) {
     int count = 0, allowed = 0, first = INT32_MAX;
-#pragma omp parallel for schedule(static) reduction(+ : count, allowed) reduction(min : first)
+#pragma omp parallel for schedule(static) if (in->ntet > 8192) reduction(+ : count, allowed) \
+    reduction(min : first)
     for (int t = 0; t < in->ntet; t++) {
         const int* v = in->tet + 4 * t;
         if (anyBad(bad, v, 4)) continue;
@@ -193,7 +194,7 @@ static alctStatus checkIntersections(const alciCheckInput* in, const unsigned ch
     int count = 0, nomem = 0;
     int64_t first = INT64_MAX;
     int64_t ntri = in->ntri;
-#pragma omp parallel if (s == ALC_OK && in->nedge > 256) reduction(+ : count, nomem) \
+#pragma omp parallel if (s == ALC_OK && in->nedge > 2048) reduction(+ : count, nomem) \
     reduction(min : first)
     {
         int cap = 64;

@@ -34,6 +34,32 @@ const char* alci_formatDouble(char* buf, size_t n, double v) {
     return buf;
 }
 
+// total and idle jiffies of all CPUs from /proc/stat's first line; 0 when unreadable
+static int cpuJiffies(unsigned long long* total, unsigned long long* idle) {
+    FILE* f = fopen("/proc/stat", "r");
+    if (!f) return 0;
+    unsigned long long v[10] = {0};
+    int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+                   &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]);
+    fclose(f);
+    if (n < 5) return 0;
+    *total = 0;
+    for (int k = 0; k < 8 && k < n; k++) *total += v[k];  // guest time is inside user time
+    *idle = v[3] + v[4];                                   // idle and iowait
+    return 1;
+}
+
+int alci_idleCores(int ncpu, double seconds) {
+    unsigned long long t0, i0, t1, i1;
+    if (ncpu <= 1 || !cpuJiffies(&t0, &i0)) return ncpu > 1 ? ncpu : 1;
+    struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    nanosleep(&ts, NULL);
+    if (!cpuJiffies(&t1, &i1) || t1 <= t0) return ncpu;
+    double idle = (double)(i1 - i0) / (double)(t1 - t0);
+    int cores = (int)lround(idle * ncpu);
+    return cores < 1 ? 1 : (cores > ncpu ? ncpu : cores);
+}
+
 double alci_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

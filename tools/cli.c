@@ -3,6 +3,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 void alc_cliSceneInit(alcCliScene* s) {
     memset(s, 0, sizeof *s);
@@ -143,6 +146,11 @@ int alc_cliSceneOption(alcCliScene* s, int argc, char** argv, int* i) {
 }
 
 alcModel* alc_cliLoad(const alcCliScene* s) {
+#ifdef _OPENMP
+    // the loader's initial-state check runs with the run's thread count (--threads 1: no
+    // thread is started at all)
+    if (s->threads > 0) omp_set_num_threads(s->threads);
+#endif
     alcLoadDef def = alc_defaultLoadDef();
     def.preset = s->preset;
     def.nparam = s->nparam;

@@ -97,6 +97,10 @@ int alc_cmdInfo(int argc, char** argv) {
     } else {
         double mb = (double)alc_simMemory(sim) / 1e6;
         printf("backend    : %s\n", alc_simBackendName(sim));
+        if (alc_simBackend(sim) == ALC_BACKEND_REF)
+            printf("threads    : %d (the cores idle now, at most one per 1024 elements; "
+                   "--threads N to fix)\n",
+                   alc_simThreads(sim));
         static const char* const solver[] = {"pcg", "direct", "auto"};
         printf("linear     : %s (Cholesky by CHOLMOD %s)\n", solver[m->opt.linearSolver],
                alcu_directSolverAvailable() ? "available" : "not in this build");

@@ -204,6 +204,12 @@ ALC_API alctBackend alc_simBackend(const alcSim* sim);
 /// NULL gives "none". The string is static.
 ALC_API const char* alc_simBackendName(const alcSim* sim);
 
+/// CPU threads the reference backend's sim runs with: alcSimDef.threads when set, else the
+/// cores OpenMP offers (OMP_NUM_THREADS, or all) that the rest of the machine left idle when
+/// the sim was made (sampled from /proc/stat over 30 ms), and at most one per 1024 tetrahedra
+/// and surface primitives. 0 for the CUDA backend and NULL.
+ALC_API int alc_simThreads(const alcSim* sim);
+
 /// Memory the sim's backend holds now (bytes): device memory on the cuda backend (the sizes of
 /// its allocations, also in the emulation), host memory on the reference backend. 0 for NULL.
 ALC_API size_t alc_simMemory(const alcSim* sim);

@@ -393,7 +393,9 @@ typedef struct alcCapacity_ {
 typedef struct alcSimDef_ {
     int backend;           ///< alctBackend; default ALC_BACKEND_AUTO
     int device;            ///< CUDA device ordinal; default 0
-    int threads;           ///< reference backend threads; 0 = OpenMP default; default 0
+    int threads;           ///< reference backend threads; 0 = the idle cores when the sim is
+                           ///< made, at most one per 1024 elements (alc_simThreads); N > 0 =
+                           ///< exactly N; default 0
     alcCapacity capacity;  ///< buffer capacities
     alcLogFn log;          ///< log sink; NULL = silent; default NULL
     void* user;            ///< passed to log; default NULL
