@@ -79,6 +79,7 @@ struct alcSim_ {
     int ncontact;
     int contactCap;
     int warnedOnce[ALC_NWARNING];  // the first of each warning kind is logged
+    int stepping;                  // 1 inside alc_step's solve (d->step not yet advanced)
 
     // energy check of every step (host/energy_check.c)
     double* energyBuf;    // x^t, the last end state x and v, force scratch (nvert x 13)

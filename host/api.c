@@ -237,11 +237,13 @@ alctStatus alc_step(alcSim* sim, alcData* d) {
     memset(&d->stat, 0, sizeof d->stat);
     alci_energy_begin(sim, d);
     alctStatus st;
+    sim->stepping = 1;  // warnings raised now belong to step d->step + 1
     if (m->opt.contact == ALC_CONTACT_IPC) {
         st = alci_step_ipc(sim, d);
     } else {
         st = alci_step_al(sim, d);
     }
+    sim->stepping = 0;
     if (st == ALC_ERR_CANCELLED) d->stat = lastStat;  // the data of the last completed step
     if (st != ALC_OK) return st;
     // t += h with Kahan's compensation: 20 steps of 0.01 s end at 0.2, not 0.20000000000000004

@@ -96,7 +96,8 @@ void alci_warn(alcSim* sim, alcData* d, alctWarning w, int info, const char* fmt
     if (!sim->def.log || sim->def.verbosity < 1) return;
     char buf[ALC_ERRLEN];
     int k = snprintf(buf, sizeof buf,
-                     "%s (step %ld, further ones only counted): ", alcu_warningString(w), d->step);
+                     "%s (step %ld, further ones only counted): ", alcu_warningString(w),
+                     d->step + sim->stepping);
     va_list ap;
     va_start(ap, fmt);
     if (k > 0 && (size_t)k < sizeof buf) vsnprintf(buf + k, sizeof buf - (size_t)k, fmt, ap);

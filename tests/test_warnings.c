@@ -1,6 +1,7 @@
 // Unphysical results are never silent (issue 14, items 4-5): the energy-gain check of every
 // step (host/energy_check.c), the IPC settings that cannot work (host/step_ipc.c), and buffer
 // growths counted as statistics instead of warnings.
+#include "alc_internal.h"
 #include "scene_run.h"
 #include "test_macros.h"
 
@@ -155,5 +156,101 @@ ALC_TEST(warn_bufferGrowthIsAStatistic) {
     ENSURE(warnings(r.d, ALC_WARN_CONTACT_OVERFLOW) == 0);
     ENSURE(warnings(r.d, ALC_WARN_ENERGY_GAIN) == 0);
     closeRun(&r);
+    return ALC_TEST_PASS;
+}
+
+static char g_logged[4096];
+
+static void captureLog(void* user, int level, const char* msg) {
+    (void)user;
+    if (level == 1 && !g_logged[0]) snprintf(g_logged, sizeof g_logged, "%s", msg);
+}
+
+/// A warning raised while step 1 is solved says "step 1" (it said "step 0": the steps taken so
+/// far), matching the row of stats.csv the step writes.
+ALC_TEST(warn_messageNamesTheStepInProgress) {
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/alcove_test_warnstep_%d.yaml", (int)getpid());
+    FILE* f = fopen(path, "w");
+    ENSURE(f);
+    // IPC with dhat (5 mm) above the block's 10 um initial gap: ALC_WARN_IPC_SETTING in step 1
+    fprintf(f,
+            "physics: {time_step: 0.01}\n"
+            "solver: {contact: ipc, ipc: {dhat: 5e-3}}\n"
+            "materials: {m: {model: snh}}\n"
+            "bodies:\n"
+            "  - {name: block, mesh: {box: {size: 0.2, cells: 1}}, material: m, position: [0, "
+            "0.10001, 0]}\n"
+            "obstacles:\n"
+            "  - {name: ground, mesh: {plane: {size: 1}}}\n");
+    fclose(f);
+    alcLoadDef ld = alc_defaultLoadDef();
+    alcModel* m = NULL;
+    char err[1024];
+    alctStatus st = alc_loadScene(path, &ld, &m, err, sizeof err);
+    remove(path);
+    ENSURE_MSG(st == ALC_OK, "%s", err);
+    alcSimDef def = alc_defaultSimDef();
+    def.backend = ALC_BACKEND_REF;
+    def.log = captureLog;
+    alcSim* sim = NULL;
+    alcData* d = NULL;
+    g_logged[0] = 0;
+    ENSURE_OK(alc_makeData(m, &d));
+    ENSURE_OK(alc_makeSim(m, &def, &sim));
+    ENSURE_OK(alc_step(sim, d));
+    alct_note("%s", g_logged);
+    ENSURE(d->warning[ALC_WARN_IPC_SETTING].count > 0);
+    ENSURE_MSG(strstr(g_logged, "ALC_WARN_IPC_SETTING (step 1,"), "%s", g_logged);
+    alc_deleteSim(sim);
+    alc_deleteData(d);
+    alc_deleteModel(m);
+    return ALC_TEST_PASS;
+}
+
+/// A step that cannot converge ends at its outer cap, flagged in the statistics, with the
+/// warning naming the cap (issue 16, item 1): a Neo-Hookean box thrown at the ground at 10 km/s
+/// with `max_iter: 6`.
+ALC_TEST(warn_capEndsTheStepAndIsNamed) {
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/alcove_test_warncap_%d.yaml", (int)getpid());
+    FILE* f = fopen(path, "w");
+    ENSURE(f);
+    fprintf(f,
+            "physics: {time_step: 0.01}\n"
+            "solver: {max_iter: 6}\n"
+            "materials: {m: {model: nh}}\n"
+            "bodies:\n"
+            "  - {name: box, mesh: {box: {size: 0.5, cells: 2}}, material: m, position: [0, 0.3, "
+            "0], velocity: [0, -10000, 0]}\n"
+            "obstacles:\n"
+            "  - {name: ground, mesh: {plane: {size: 4}}}\n");
+    fclose(f);
+    alcLoadDef ld = alc_defaultLoadDef();
+    alcModel* m = NULL;
+    char err[1024];
+    alctStatus st = alc_loadScene(path, &ld, &m, err, sizeof err);
+    remove(path);
+    ENSURE_MSG(st == ALC_OK, "%s", err);
+    alcSimDef def = alc_defaultSimDef();
+    def.backend = ALC_BACKEND_REF;
+    def.log = captureLog;
+    alcSim* sim = NULL;
+    alcData* d = NULL;
+    g_logged[0] = 0;
+    ENSURE_OK(alc_makeData(m, &d));
+    ENSURE_OK(alc_makeSim(m, &def, &sim));
+    // only the outer cap's warning is captured: the others are counted
+    sim->warnedOnce[ALC_WARN_PCG_MAXITER] = sim->warnedOnce[ALC_WARN_MU_INCREASE] = 1;
+    ENSURE_OK(alc_step(sim, d));
+    alct_note("%s", g_logged);
+    ENSURE(d->stat.capped == 1 && d->stat.outer == 6);
+    ENSURE(d->warning[ALC_WARN_AL_NOT_CONVERGED].count == 1);
+    ENSURE_MSG(strstr(g_logged, "ALC_WARN_AL_NOT_CONVERGED (step 1,") &&
+                   strstr(g_logged, "iteration cap (6)"),
+               "%s", g_logged);
+    alc_deleteSim(sim);
+    alc_deleteData(d);
+    alc_deleteModel(m);
     return ALC_TEST_PASS;
 }
