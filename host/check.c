@@ -344,3 +344,37 @@ alctStatus alci_check_state(const alciCheckInput* in, alciCheckReport* rep) {
     formatMessage(in, rep);
     return ALC_OK;
 }
+
+alctStatus alci_check_model(const alcModel* m, const double* x, int tets, int strict,
+                            alciCheckReport* rep) {
+    if (!m || !rep) return ALC_ERR_INVALID_ARG;
+    int* prot = NULL;
+    unsigned char* obstacle = (unsigned char*)calloc((size_t)m->nbody + 1, 1);
+    if (tets && !strict) prot = (int*)malloc(sizeof(int) * ((size_t)m->ntet + 1));
+    if (!obstacle || (tets && !strict && !prot)) {
+        free(prot);
+        free(obstacle);
+        return ALC_ERR_NOMEM;
+    }
+    if (prot) alci_check_tetProtected(m, prot);
+    for (int b = 0; b < m->nbody; b++) obstacle[b] = m->body_type[b] == ALC_BODY_OBSTACLE;
+    alciCheckInput in;
+    memset(&in, 0, sizeof in);
+    in.nvert = m->nvert;
+    in.x = x;
+    in.ntet = tets ? m->ntet : 0;
+    in.tet = m->tet_vert;
+    in.ntri = m->ntri;
+    in.tri = m->tri_vert;
+    in.nedge = m->nedge;
+    in.edge = m->edge_vert;
+    in.tet_body = m->tet_body;
+    in.tri_body = m->tri_body;
+    in.edge_body = m->edge_body;
+    in.tet_protected = prot;
+    in.body_obstacle = obstacle;
+    alctStatus st = alci_check_state(&in, rep);
+    free(prot);
+    free(obstacle);
+    return st;
+}

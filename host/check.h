@@ -29,27 +29,8 @@ typedef struct alciCheckInput_ {
                                          ///< checked (obstacles never interact); nullable
 } alciCheckInput;
 
-/// What alci_check_state found. "First" means lowest index: the lowest vertex, the lowest
-/// tetrahedron, and the intersecting pair lowest by (edge, triangle). Bodies are -1 when the
-/// input has no body ids; every index is -1 when there is no offender of its kind.
-typedef struct alciCheckReport_ {
-    int nnonfinite;        ///< vertices with a NaN or Inf coordinate
-    int ninverted;         ///< protected tetrahedra whose orientation is not strictly positive
-    int ninvertedAllowed;  ///< inverted tetrahedra of materials that may invert (not failures)
-    int nintersect;        ///< (edge, triangle) pairs without a shared vertex that meet
-    int vert;              ///< first vertex with a NaN or Inf coordinate
-    int tet;               ///< first inverted tetrahedron
-    int tetVert[4];        ///< its vertices
-    int tetBody;           ///< its body
-    int edge;              ///< edge of the first intersecting pair
-    int edgeVert[2];       ///< its vertices
-    int edgeBody;          ///< its body
-    int tri;               ///< triangle of the first intersecting pair
-    int triVert[3];        ///< its vertices
-    int triBody;           ///< its body
-    int clean;             ///< 1 when nnonfinite, ninverted and nintersect are zero
-    char message[512];     ///< one line: "ok: ..." or the offenders separated by "; "
-} alciCheckReport;
+/// What alci_check_state found: the public alcCheckReport (alc_types.h).
+typedef alcCheckReport alciCheckReport;
 
 /// Check one state:
 ///  (a) every protected tetrahedron (v0, v1, v2, v3) has det[v1 - v0, v2 - v0, v3 - v0] > 0
@@ -61,6 +42,13 @@ typedef struct alciCheckReport_ {
 /// @return ALC_OK when the check ran (the verdict is in rep), ALC_ERR_INVALID_ARG (NULL
 ///         array, index out of range), ALC_ERR_NOMEM.
 alctStatus alci_check_state(const alciCheckInput* in, alciCheckReport* rep);
+
+/// alci_check_state on positions x (m->nvert x 3) of model m: obstacle bodies from body_type;
+/// with tets, the tetrahedra too, protected as alci_check_tetProtected gives (strict: every
+/// one); without, intersections and NaN only (the initial-state check of a scene).
+/// @return as alci_check_state.
+alctStatus alci_check_model(const alcModel* m, const double* x, int tets, int strict,
+                            alciCheckReport* rep);
 
 /// Which tetrahedra of m the solver keeps from inverting (host/step.c): out[t] = 1 for a
 /// non-invertible material (Neo-Hookean) or for every tetrahedron under `inversion: all`, else

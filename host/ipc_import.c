@@ -100,8 +100,8 @@ static void mulRv(const double R[9], const double v[3], double out[3]) {
 
 static void bbox(const double* x, int n, double lo[3], double hi[3]) {
     for (int k = 0; k < 3; k++) {
-        lo[k] = INFINITY;
-        hi[k] = -INFINITY;
+        lo[k] = HUGE_VAL;
+        hi[k] = -HUGE_VAL;
     }
     for (int i = 0; i < n; i++)
         for (int k = 0; k < 3; k++) {
@@ -114,8 +114,8 @@ static void bbox(const double* x, int n, double lo[3], double hi[3]) {
 static int partsBox(const Ctx* c, int solidOnly, int rest, double lo[3], double hi[3]) {
     int any = 0;
     for (int k = 0; k < 3; k++) {
-        lo[k] = INFINITY;
-        hi[k] = -INFINITY;
+        lo[k] = HUGE_VAL;
+        hi[k] = -HUGE_VAL;
     }
     for (int p = 0; p < c->npart; p++) {
         const Part* P = &c->part[p];
@@ -339,8 +339,8 @@ static int addDriver(Ctx* c, int part, const char* name, Driver** out) {
     memset(d, 0, sizeof *d);
     d->part = part;
     snprintf(d->name, sizeof d->name, "%s", name);
-    d->end = INFINITY;
-    d->release = INFINITY;
+    d->end = HUGE_VAL;
+    d->release = HUGE_VAL;
     *out = d;
     c->ndrv++;
     return 1;
@@ -405,8 +405,8 @@ static int shapeDbcs(Ctx* c) {
                 for (int k = 0; k < 3; k++) d->axis[k] = b->omega[k] / w;
                 d->omega = w;
                 // about the centre of the selected vertices' box, as IPC
-                double a[3] = {INFINITY, INFINITY, INFINITY},
-                       z[3] = {-INFINITY, -INFINITY, -INFINITY};
+                double a[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL},
+                       z[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
                 for (int v = 0; v < P->m.nvert; v++)
                     if (P->driver[v] == id)
                         for (int k = 0; k < 3; k++) {
@@ -597,7 +597,7 @@ static int scriptSqueezeOut(Ctx* c, const alciIpcResult* res) {
     }
     Part* top = &c->part[0];
     if (top->skip) return 1;  // not imported: warned with the shape
-    double lo[3], hi[3], thr = -INFINITY;
+    double lo[3], hi[3], thr = -HUGE_VAL;
     bbox(top->m.vert, top->m.nvert, lo, hi);
     int bounded = c->npart > 1 && !c->part[1].solid && c->part[1].m.nvert > 0;
     if (bounded) {
@@ -871,7 +871,7 @@ static int scriptMotions(Ctx* c, alciIpcResult* res) {
         // frees them once the whole mesh is right of every meshCO
         double lo[3], hi[3];
         partsBox(c, 0, 0, lo, hi);
-        double coRight = -INFINITY;
+        double coRight = -HUGE_VAL;
         for (int i = 0; i < s->nco; i++)
             if (s->co[i].isMesh) coRight = s->co[i].origin[0];
         // (the meshCOs' right end is known once they are read: alci_ipc_import sets the release)
@@ -1315,7 +1315,7 @@ alctStatus alci_ipc_import(alciIpcScript* s, const alciIpcImportDef* def, alciIp
         goto done;
     }
     // collision objects (scene coordinates: IPC does not rescale them)
-    double coRight = -INFINITY;
+    double coRight = -HUGE_VAL;
     for (int i = 0; i < s->nco; i++) {
         alciIpcCO* co = &s->co[i];
         if (co->isMesh) {

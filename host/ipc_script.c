@@ -147,7 +147,7 @@ static int addShape(Reader* r, alciIpcShape** out) {
     memset(sh, 0, sizeof *sh);
     sh->line = r->cur + 1;
     sh->scale[0] = sh->scale[1] = sh->scale[2] = 1;
-    sh->mat[0] = sh->mat[1] = sh->mat[2] = NAN;
+    sh->mat[0] = sh->mat[1] = sh->mat[2] = (double)NAN;
     *out = sh;
     return 1;
 }
@@ -180,7 +180,7 @@ static int shapeExtras(Reader* r, alciIpcShape* sh, int shapeIndex) {
                 d->omega[k] = v[9 + k] * M_PI / 180;
             }
             d->t0 = 0;
-            d->t1 = INFINITY;
+            d->t1 = HUGE_VAL;
             d->line = r->cur + 1;
             double t;
             if (r->pos < r->ntok && isNumber(r->tok[r->pos], &t)) {
@@ -256,7 +256,7 @@ static int shapeMatrix(Reader* r, const char* root) {
     char path[1024];
     snprintf(path, sizeof path, "%s", r->tok[r->pos++]);
     if (!numbers(r, "shapeMatrix", what, 9, v)) return 0;
-    double mat[3] = {NAN, NAN, NAN};
+    double mat[3] = {(double)NAN, (double)NAN, (double)NAN};
     if (r->pos < r->ntok && !strcmp(r->tok[r->pos], "material")) {
         r->pos++;
         if (!numbers(r, "shapeMatrix", "material DENSITY E NU", 3, mat)) return 0;

@@ -616,9 +616,9 @@ static int readMotion(Loader* L, alciYNode* n, alcDriverDef* dd, double** keysOu
              alciy_getVec(&L->y, n, "axis", dd->axis, 3, 0, 0) &&
              alciy_getVec(&L->y, n, "center", dd->center, 3, 0, 0) &&
              alciy_getNumber(&L->y, n, "angular_speed", &dd->angularSpeed, -BIG, BIG, 0) &&
-             alciy_getNumber(&L->y, n, "start", &dd->start, 0, INFINITY, 0) &&
-             alciy_getNumber(&L->y, n, "end", &dd->end, 0, INFINITY, 0) &&
-             alciy_getNumber(&L->y, n, "release", &dd->release, 0, INFINITY, 0);
+             alciy_getNumber(&L->y, n, "start", &dd->start, 0, HUGE_VAL, 0) &&
+             alciy_getNumber(&L->y, n, "end", &dd->end, 0, HUGE_VAL, 0) &&
+             alciy_getNumber(&L->y, n, "release", &dd->release, 0, HUGE_VAL, 0);
     if (!ok) return 0;
     if (dd->type == ALC_DRIVER_ROTATE && !alciy_get(n, "axis"))
         return alciy_fail(&L->y, n, "a rotate motion needs an axis");

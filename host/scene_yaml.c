@@ -498,11 +498,11 @@ int alciy_number(alciYCtx* ctx, alciYNode* node, double* out) {
     if (node->quoted && !strchr(s, '$'))
         return alciy_fail(ctx, node, "expected a number, found the string \"%s\"", s);
     if (strcmp(s, ".inf") == 0 || strcmp(s, ".Inf") == 0 || strcmp(s, "inf") == 0) {
-        *out = INFINITY;
+        *out = HUGE_VAL;
         return 1;
     }
     if (strcmp(s, "-.inf") == 0 || strcmp(s, "-inf") == 0) {
-        *out = -INFINITY;
+        *out = -HUGE_VAL;
         return 1;
     }
     char* end = NULL;

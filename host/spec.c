@@ -86,8 +86,8 @@ alcDriverDef alc_defaultDriverDef(void) {
     d.type = ALC_DRIVER_FIXED;
     d.axis[1] = 1;
     d.start = 0;
-    d.end = INFINITY;
-    d.release = INFINITY;
+    d.end = HUGE_VAL;
+    d.release = HUGE_VAL;
     d.internalValue = ALC_DEF_STAMP;
     return d;
 }
@@ -577,23 +577,8 @@ static alctStatus checkOptions(const alcOption* o, char* err, int errsz) {
 /// Exact intersection check of the initial positions (host/check.c); on an intersection the two
 /// bodies of the first pair go to bad[0] (the edge's) and bad[1] (the triangle's).
 static alctStatus checkInitialState(const alcModel* m, char* err, int errsz, int bad[2]) {
-    unsigned char* obstacle = (unsigned char*)malloc((size_t)m->nbody);
-    if (!obstacle) return ALC_ERR_NOMEM;
-    for (int b = 0; b < m->nbody; b++) obstacle[b] = m->body_type[b] == ALC_BODY_OBSTACLE;
-    alciCheckInput in;
-    memset(&in, 0, sizeof in);
-    in.nvert = m->nvert;
-    in.x = m->vert_x0;
-    in.ntri = m->ntri;
-    in.tri = m->tri_vert;
-    in.nedge = m->nedge;
-    in.edge = m->edge_vert;
-    in.tri_body = m->tri_body;
-    in.edge_body = m->edge_body;
-    in.body_obstacle = obstacle;
     alciCheckReport rep;
-    alctStatus st = alci_check_state(&in, &rep);
-    free(obstacle);
+    alctStatus st = alci_check_model(m, m->vert_x0, 0, 0, &rep);
     if (st != ALC_OK) return st;
     if (rep.nintersect > 0) {
         bad[0] = rep.edgeBody;
@@ -910,8 +895,8 @@ alctStatus alci_compileSpec(const alcSpec* s, alcModel** out, char* err, int err
         m->driver_type[kd] = ALC_DRIVER_FIXED;
         double* prm = m->driver_param + ALC_DRIVER_NPARAM * kd;
         prm[ALC_DP_AXIS + 1] = 1;
-        prm[ALC_DP_END] = INFINITY;
-        prm[ALC_DP_RELEASE] = INFINITY;
+        prm[ALC_DP_END] = HUGE_VAL;
+        prm[ALC_DP_RELEASE] = HUGE_VAL;
         m->driver_keyadr[kd] = kadr;
         m->driver_keynum[kd] = 0;
         char nm[ALC_ERRLEN];

@@ -133,8 +133,8 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
     if (st != ALC_OK) return st;
 
     int kinDone = 0, kinAl = 0, k = 0;
-    double beta = 1, prevMin2 = INFINITY;
-    double rho = ALCI_IPC_RHO0, eta = 0, eta0 = 0, lastResidual = INFINITY;
+    double beta = 1, prevMin2 = HUGE_VAL;
+    double rho = ALCI_IPC_RHO0, eta = 0, eta0 = 0, lastResidual = HUGE_VAL;
     s->alphaMin = 1;
     for (;;) {
         st = alci_cancelled(sim, d, "Newton iteration", k);

@@ -52,29 +52,9 @@ void closeRun(Run* r) {
     free(r->obstacle);
 }
 
-alctStatus checkModelState(const alcModel* m, const double* x, const int* tetProtected,
-                           const unsigned char* obstacle, alciCheckReport* rep) {
-    alciCheckInput in;
-    memset(&in, 0, sizeof in);
-    in.nvert = m->nvert;
-    in.x = x;
-    in.ntet = m->ntet;
-    in.tet = m->tet_vert;
-    in.ntri = m->ntri;
-    in.tri = m->tri_vert;
-    in.nedge = m->nedge;
-    in.edge = m->edge_vert;
-    in.tet_body = m->tet_body;
-    in.tri_body = m->tri_body;
-    in.edge_body = m->edge_body;
-    in.tet_protected = tetProtected;
-    in.body_obstacle = obstacle;
-    return alci_check_state(&in, rep);
-}
-
 int checkRun(Run* r) {
     alciCheckReport rep;
-    if (checkModelState(r->m, r->d->x, NULL, r->obstacle, &rep) != ALC_OK || !rep.clean) {
+    if (alci_check_model(r->m, r->d->x, 1, 1, &rep) != ALC_OK || !rep.clean) {
         fprintf(stderr, "  step %ld: not clean: %s\n", r->d->step, rep.message);
         r->clean = 0;
         return 0;

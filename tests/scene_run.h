@@ -25,11 +25,6 @@ int openRunPath(Run* r, const char* path, const char* const* names, const double
 /// openRunPath on a given backend (alctBackend).
 int openRunOn(Run* r, const char* path, const char* const* names, const double* values, int contact,
               int backend);
-/// The independent check (host/check.c) of positions x of model m: tetProtected as
-/// alci_check_tetProtected gives it (NULL: every tetrahedron protected, the strict reading),
-/// obstacle per body (nullable).
-alctStatus checkModelState(const alcModel* m, const double* x, const int* tetProtected,
-                           const unsigned char* obstacle, alciCheckReport* rep);
 /// Free what openRun made.
 void closeRun(Run* r);
 /// The independent check (host/check.c) of the current state; 0 (with the offence printed, and

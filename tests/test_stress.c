@@ -145,14 +145,8 @@ static int runSeed(unsigned long long seed, int steps, char* why, size_t nwhy, i
     def.threads = 1;
     alcSim* sim = NULL;
     alcData* d = NULL;
-    int* prot = (int*)malloc(sizeof(int) * ((size_t)m->ntet + 1));
-    unsigned char* obst = (unsigned char*)calloc((size_t)m->nbody + 1, 1);
-    int ok = prot && obst && alc_makeData(m, &d) == ALC_OK && alc_makeSim(m, &def, &sim) == ALC_OK;
+    int ok = alc_makeData(m, &d) == ALC_OK && alc_makeSim(m, &def, &sim) == ALC_OK;
     if (!ok) snprintf(why, nwhy, "setup: %s", sim ? alc_lastError(sim) : "out of memory");
-    if (ok) {
-        alci_check_tetProtected(m, prot);
-        for (int b = 0; b < m->nbody; b++) obst[b] = m->body_type[b] == ALC_BODY_OBSTACLE;
-    }
     for (int k = 0; ok && k < steps; k++) {
         if (alc_step(sim, d) != ALC_OK) {
             snprintf(why, nwhy, "step %d: %s", k + 1, alc_lastError(sim));
@@ -160,14 +154,13 @@ static int runSeed(unsigned long long seed, int steps, char* why, size_t nwhy, i
             break;
         }
         alciCheckReport rep;
-        if (checkModelState(m, d->x, prot, obst, &rep) != ALC_OK || !rep.clean) {
+        if (alci_check_model(m, d->x, 1, 0, &rep) != ALC_OK || !rep.clean) {
             snprintf(why, nwhy, "step %d: %s", k + 1, rep.message);
             ok = 0;
         }
         *inverted += rep.ninvertedAllowed;
     }
-    free(prot);
-    free(obst);
+
     alc_deleteSim(sim);
     alc_deleteData(d);
     alc_deleteModel(m);

@@ -178,7 +178,7 @@ int alc_cmdRender(int argc, char** argv) {
     }
 
     // the frame: a box around every state (read once here, again when rendering)
-    double box[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    double box[6] = {HUGE_VAL, HUGE_VAL, HUGE_VAL, -HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
     double t0 = 0, t1 = 0;
     int nsel = 0;
     for (int s = 0; s < nstate && code == ALC_EXIT_OK; s += every) {

@@ -1,10 +1,7 @@
 // alcove run: simulate a scene and write frames, exact states, statistics and a summary.
 #include "cli.h"
-#include "contact_log.h"
-#include "frame_writer.h"
 #include "io_atomic.h"
 #include "progress.h"
-#include "state_io.h"
 #include "stats_writer.h"
 
 #include <dirent.h>
@@ -132,7 +129,7 @@ typedef struct {
     int format;
     int states;
     int contacts;
-    alciContactLog log;  // contacts.csv when contacts is set
+    alcContactLog* log;  // contacts.csv when contacts is set
     char** files;
     double* times;
     int nframe, capframe;
@@ -146,10 +143,7 @@ static int writeFrame(Writer* w, alcSim* sim, const alcData* d, long idx) {
         char rel[256];
         snprintf(rel, sizeof rel, "frames/frame_%06ld.%s", idx, ext);
         snprintf(path, sizeof path, "%s/%s", w->out, rel);
-        alctStatus st =
-            w->format == ALC_FRAMES_VTU
-                ? alci_frame_writeVtu(path, w->m, d->x, d->v, d->time, 1, err, sizeof err)
-                : alci_frame_writePly(path, w->m, d->x, d->v, err, sizeof err);
+        alctStatus st = alc_writeFrame(w->m, d, w->format, path, err, sizeof err);
         if (st != ALC_OK) {
             fprintf(stderr, "alcove: %s\n", err);
             return 0;
@@ -176,10 +170,8 @@ static int writeFrame(Writer* w, alcSim* sim, const alcData* d, long idx) {
         w->nframe++;
         int vtu = w->format == ALC_FRAMES_VTU;
         snprintf(path, sizeof path, "%s/%s", w->out, vtu ? "frames.pvd" : "frames.ply.series");
-        st = vtu ? alci_series_write(path, w->nframe, (const char* const*)w->files, w->times, err,
-                                     sizeof err)
-                 : alci_series_writeJson(path, w->nframe, (const char* const*)w->files, w->times,
-                                         err, sizeof err);
+        st = alc_writeFrameSeries(path, w->nframe, (const char* const*)w->files, w->times, err,
+                                  sizeof err);
         if (st != ALC_OK) {
             fprintf(stderr, "alcove: %s\n", err);
             return 0;
@@ -187,19 +179,14 @@ static int writeFrame(Writer* w, alcSim* sim, const alcData* d, long idx) {
     }
     if (w->states) {
         snprintf(path, sizeof path, "%s/states/state_%06ld.alcs", w->out, idx);
-        if (alci_state_write(path, d->step, d->time, d->nvert, d->x, d->v, err, sizeof err) !=
-            ALC_OK) {
+        if (alc_writeState(d, path, err, sizeof err) != ALC_OK) {
             fprintf(stderr, "alcove: %s\n", err);
             return 0;
         }
     }
     if (w->contacts && sim) {
-        const alcContact* c = NULL;
-        int n = 0;
-        alc_getContacts(sim, &c, &n);
-        if (alci_contactLog_write(&w->log, w->m, d->step, d->time, c, n, d->body_force) !=
-            ALC_OK) {
-            fprintf(stderr, "alcove: %s\n", w->log.error);
+        if (alc_contactLogWrite(w->log, sim, d, err, sizeof err) != ALC_OK) {
+            fprintf(stderr, "alcove: %s\n", err);
             return 0;
         }
     }
@@ -359,7 +346,7 @@ int alc_cmdRun(int argc, char** argv) {
     }
     if (w.contacts) {
         snprintf(path, sizeof path, "%s/contacts.csv", outDir);
-        if (alci_contactLog_open(&w.log, path, err, sizeof err) != ALC_OK) {
+        if (alc_contactLogOpen(path, &w.log, err, sizeof err) != ALC_OK) {
             fprintf(stderr, "alcove: %s\n", err);
             alc_deleteModel(m);
             return ALC_EXIT_FAIL;
@@ -378,7 +365,7 @@ int alc_cmdRun(int argc, char** argv) {
     if (st != ALC_OK) {
         fprintf(stderr, "alcove: cannot create the simulation: %s\n",
                 sim ? alc_lastError(sim) : alcu_statusString(st));
-        alci_contactLog_close(&w.log, NULL, 0);
+        alc_contactLogClose(w.log, NULL, 0);
         alc_deleteSim(sim);
         alc_deleteData(d);
         alc_deleteModel(m);
@@ -396,20 +383,17 @@ int alc_cmdRun(int argc, char** argv) {
     if (!writeRunJson(outDir, &s, m, sim, steps, argc, argv)) code = ALC_EXIT_FAIL;
     if (code == ALC_EXIT_OK && w.states) {
         snprintf(path, sizeof path, "%s/topology.alct", outDir);
-        if (alci_state_writeTopology(path, m, err, sizeof err) != ALC_OK) {
+        if (alc_writeTopology(m, path, err, sizeof err) != ALC_OK) {
             fprintf(stderr, "alcove: %s\n", err);
             code = ALC_EXIT_FAIL;
         }
     }
-    alciStats stats;
-    int statsOpen = 0;
+    alcStatsFile* stats = NULL;
     if (code == ALC_EXIT_OK) {
         snprintf(path, sizeof path, "%s/stats.%s", outDir, m->run.statsJson ? "jsonl" : "csv");
-        if (alci_stats_open(&stats, path, m->run.statsJson, err, sizeof err) != ALC_OK) {
+        if (alc_statsOpen(path, m->run.statsJson, &stats, err, sizeof err) != ALC_OK) {
             fprintf(stderr, "alcove: %s\n", err);
             code = ALC_EXIT_FAIL;
-        } else {
-            statsOpen = 1;
         }
     }
     if (code == ALC_EXIT_OK && !writeFrame(&w, NULL, d, 0)) code = ALC_EXIT_FAIL;
@@ -433,8 +417,8 @@ int alc_cmdRun(int argc, char** argv) {
             code = ALC_EXIT_FAIL;
             break;
         }
-        if (alci_stats_write(&stats, d->step, d->time, &d->stat) != ALC_OK) {
-            fprintf(stderr, "\nalcove: %s\n", stats.error);
+        if (alc_statsWrite(stats, d, err, sizeof err) != ALC_OK) {
+            fprintf(stderr, "\nalcove: %s\n", err);
             code = ALC_EXIT_FAIL;
             break;
         }
@@ -453,7 +437,7 @@ int alc_cmdRun(int argc, char** argv) {
         fprintf(stderr, "alcove: %s during step %ld; the output holds steps 0 to %ld\n",
                 g_stop == SIGTERM ? "terminated" : "interrupted", d->step + 1, d->step);
     }
-    if (statsOpen && alci_stats_close(&stats, err, sizeof err) != ALC_OK) {
+    if (alc_statsClose(stats, err, sizeof err) != ALC_OK) {
         fprintf(stderr, "alcove: %s\n", err);
         if (code == ALC_EXIT_OK) code = ALC_EXIT_FAIL;
     }
@@ -491,7 +475,7 @@ int alc_cmdRun(int argc, char** argv) {
             printf("output: %s\n", outDir);
         }
     }
-    if (alci_contactLog_close(&w.log, err, sizeof err) != ALC_OK) {
+    if (alc_contactLogClose(w.log, err, sizeof err) != ALC_OK) {
         fprintf(stderr, "alcove: %s\n", err);
         if (code == ALC_EXIT_OK) code = ALC_EXIT_FAIL;
     }

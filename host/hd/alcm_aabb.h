@@ -32,8 +32,8 @@ ALC_HD double alcm_padUp(double v) {
 /// The empty box (lo = +inf, hi = -inf): the identity of alcm_aabb_union.
 ALC_HD alcAabb alcm_aabb_empty(void) {
     alcAabb b;
-    b.lo = alcm_v3(INFINITY, INFINITY, INFINITY);
-    b.hi = alcm_v3(-INFINITY, -INFINITY, -INFINITY);
+    b.lo = alcm_v3(HUGE_VAL, HUGE_VAL, HUGE_VAL);
+    b.hi = alcm_v3(-HUGE_VAL, -HUGE_VAL, -HUGE_VAL);
     return b;
 }
 

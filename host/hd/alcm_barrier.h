@@ -15,7 +15,7 @@
 
 /// b(s) for squared distance s and squared activation distance S (m^4).
 ALC_HD double alcm_barrier(double s, double S) {
-    if (s <= 0) return INFINITY;
+    if (s <= 0) return HUGE_VAL;
     if (s >= S) return 0;
     return -(s - S) * (s - S) * log(s / S);
 }

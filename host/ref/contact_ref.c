@@ -293,7 +293,7 @@ alctStatus alcr_contact_merge(alcrBackend* B, int* nactive) {
     // per-vertex earliest collision among the new pairs (Alg. 3 lines 7-9)
     for (int c = 0; c < nc; c++) {
         if (!isNew[c]) continue;
-        for (int a = 0; a < 4; a++) vmin[cand[c].v[a]] = INFINITY;
+        for (int a = 0; a < 4; a++) vmin[cand[c].v[a]] = HUGE_VAL;
     }
     for (int c = 0; c < nc; c++) {
         if (!isNew[c]) continue;

@@ -246,6 +246,89 @@ ALC_API void alc_resetContacts(alcSim* sim);
 /// @param[out] n         its length
 ALC_API alctStatus alc_getContacts(alcSim* sim, const alcContact** contacts, int* n);
 
+// ---- outputs and checks from a program's own loop -------------------------------------------
+// The files `alcove run` writes (docs/outputs.md), written by the same code: every file goes to
+// a temporary name and is renamed into place, so a reader sees the old file or the new one
+// whole; a write error is returned, never ignored. err (nullable, errsz bytes) receives a
+// message naming the path.
+
+/// Write the boundary surface of the current state of d as one frame.
+/// @param[in] format  ALC_FRAMES_VTU: VTK XML (points, triangles, velocity and vertex index per
+///                    point, body and obstacle flag per triangle, the time; zlib-compressed,
+///                    base64 inline: ParaView, VTK, meshio read it); ALC_FRAMES_PLY: binary PLY
+///                    (x y z, vx vy vz, body per vertex; Blender, ParaView)
+/// @return ALC_OK, ALC_ERR_INVALID_ARG (NULL input, unknown format, model and data of other
+///         sizes), ALC_ERR_NOMEM, ALC_ERR_IO.
+ALC_API alctStatus alc_writeFrame(const alcModel* model, const alcData* data, int format,
+                                  const char* path, char* err, int errsz);
+
+/// Write the index of a series of frames: a ParaView collection (.pvd) when path ends in
+/// ".pvd", else ParaView's JSON file series (name it FRAMES.ply.series for PLY frames). Names
+/// under the index's own folder are written relative to it. Rewrite it after each frame and a
+/// stopped run still has a valid index.
+/// @param[in] files  n frame paths, as written
+/// @param[in] times  n simulated times (s)
+/// @return ALC_OK, ALC_ERR_INVALID_ARG, ALC_ERR_NOMEM, ALC_ERR_IO.
+ALC_API alctStatus alc_writeFrameSeries(const char* path, int n, const char* const* files,
+                                        const double* times, char* err, int errsz);
+
+/// Write the exact state of d (step, time, positions and velocities bit-exact, zlib, CRC):
+/// the states/state_NNNNNN.alcs files `alcove check` reads beside the topology.
+/// @return ALC_OK, ALC_ERR_INVALID_ARG, ALC_ERR_NOMEM, ALC_ERR_IO.
+ALC_API alctStatus alc_writeState(const alcData* data, const char* path, char* err, int errsz);
+
+/// Write the model's topology (topology.alct): connectivity, bodies and which tetrahedra may
+/// invert, once per run, for `alcove check` and `alcove render`.
+/// @return ALC_OK, ALC_ERR_INVALID_ARG, ALC_ERR_NOMEM, ALC_ERR_IO.
+ALC_API alctStatus alc_writeTopology(const alcModel* model, const char* path, char* err,
+                                     int errsz);
+
+/// An open per-step statistics file (stats.csv, or JSON lines). Opaque.
+typedef struct alcStatsFile_ alcStatsFile;
+
+/// Create (truncate) a statistics file and write its header (CSV). Close with alc_statsClose.
+/// @param[in] json  nonzero: JSON lines instead of CSV
+/// @return ALC_OK, ALC_ERR_INVALID_ARG, ALC_ERR_NOMEM, ALC_ERR_IO.
+ALC_API alctStatus alc_statsOpen(const char* path, int json, alcStatsFile** file, char* err,
+                                 int errsz);
+
+/// Append and flush the row of the step just taken (data->step, data->time, data->stat).
+/// @return ALC_OK, ALC_ERR_INVALID_ARG, ALC_ERR_IO (message in err).
+ALC_API alctStatus alc_statsWrite(alcStatsFile* file, const alcData* data, char* err, int errsz);
+
+/// Close and free the file (NULL-safe).
+/// @return ALC_OK or ALC_ERR_IO when the last write failed.
+ALC_API alctStatus alc_statsClose(alcStatsFile* file, char* err, int errsz);
+
+/// An open contact log (contacts.csv: every active pair and every body's total contact force,
+/// with step and time). Opaque.
+typedef struct alcContactLog_ alcContactLog;
+
+/// Create (truncate) a contact log and write its header. Close with alc_contactLogClose.
+/// @return ALC_OK, ALC_ERR_INVALID_ARG, ALC_ERR_NOMEM, ALC_ERR_IO.
+ALC_API alctStatus alc_contactLogOpen(const char* path, alcContactLog** log, char* err,
+                                      int errsz);
+
+/// Append and flush the contacts of the step just taken (alc_getContacts, data->body_force).
+/// @return ALC_OK, ALC_ERR_INVALID_ARG, ALC_ERR_IO.
+ALC_API alctStatus alc_contactLogWrite(alcContactLog* log, alcSim* sim, const alcData* data,
+                                       char* err, int errsz);
+
+/// Close and free the log (NULL-safe).
+/// @return ALC_OK or ALC_ERR_IO.
+ALC_API alctStatus alc_contactLogClose(alcContactLog* log, char* err, int errsz);
+
+/// Check the current state of d exactly, as `alcove check` checks a saved state: no inverted
+/// tetrahedron of a non-invertible material (with strict, of any material; inversions the
+/// material allows are counted in ninvertedAllowed), no surface edge meeting a surface triangle
+/// (obstacle against obstacle aside), no NaN or Inf.
+/// @param[out] report  counts, first offenders with their bodies, a one-line message;
+///                     report->clean is the verdict
+/// @return ALC_OK when the check ran, ALC_ERR_INVALID_ARG (NULL, sizes of model and data
+///         differ), ALC_ERR_NOMEM.
+ALC_API alctStatus alc_check(const alcModel* model, const alcData* data, int strict,
+                             alcCheckReport* report);
+
 #ifdef __cplusplus
 }
 #endif

@@ -376,6 +376,28 @@ typedef struct alcContact_ {
     double gamma;             ///< AL decay factor
 } alcContact;
 
+/// What alc_check found in one state. "First" means lowest index: the lowest vertex, the lowest
+/// tetrahedron, and the intersecting pair lowest by (edge, triangle). Bodies are -1 when unknown;
+/// every index is -1 when there is no offender of its kind.
+typedef struct alcCheckReport_ {
+    int nnonfinite;        ///< vertices with a NaN or Inf coordinate
+    int ninverted;         ///< protected tetrahedra whose orientation is not strictly positive
+    int ninvertedAllowed;  ///< inverted tetrahedra of materials that may invert (not failures)
+    int nintersect;        ///< (edge, triangle) pairs without a shared vertex that meet
+    int vert;              ///< first vertex with a NaN or Inf coordinate
+    int tet;               ///< first inverted tetrahedron
+    int tetVert[4];        ///< its vertices
+    int tetBody;           ///< its body
+    int edge;              ///< edge of the first intersecting pair (index into edge_vert)
+    int edgeVert[2];       ///< its vertices
+    int edgeBody;          ///< its body
+    int tri;               ///< triangle of the first intersecting pair (index into tri_vert)
+    int triVert[3];        ///< its vertices
+    int triBody;           ///< its body
+    int clean;             ///< 1 when nnonfinite, ninverted and nintersect are zero
+    char message[512];     ///< one line: "ok: ..." or the offenders separated by "; "
+} alcCheckReport;
+
 // ---- defs ---------------------------------------------------------------------------------
 
 /// Log sink: level 0 error, 1 warning, 2 info, 3 debug. Called from the stepping thread.
