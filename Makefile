@@ -12,6 +12,8 @@
 #   make fuzz            the readers' libFuzzer targets (clang), FUZZ_TIME seconds each (make test
 #                        runs 20,000 inputs each from a fixed seed after their seed corpora)
 #   make stress          STRESS_COUNT random scenes from seeds, each state checked (make test: 24)
+#   make install         headers, libraries, build/alcove and alcove.pc under PREFIX (default
+#                        /usr/local; DESTDIR for staging): cc app.c $(pkg-config --cflags --libs alcove)
 #   make format | format-check | echo | clean
 #
 # Variables: CUDA=0 builds the host library and reference backend only (no toolkit needed);
@@ -133,7 +135,7 @@ EMU_TESTS  = $(EMU)/alcove_gpu_tests
 DEPS = $(LIB_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(GPUT_OBJS:.o=.d) \
        $(BUILD)/obj/examples/hello.d $(EMU_LIB_OBJS:.o=.d) $(EMU_TOOL_OBJS:.o=.d) $(EMU_GPUT_OBJS:.o=.d)
 
-.PHONY: all deps test gpu-test emu emu-test emu-selftest emu-bench bench asan ubsan tsan memcheck format format-check echo clean
+.PHONY: all deps test gpu-test emu emu-test emu-selftest emu-bench bench asan ubsan tsan memcheck format format-check echo clean install
 all: deps $(STATIC_LIB) $(SHARED_LIB) $(ALCOVE) $(HELLO)
 
 # the Debian packages the build needs; tools/bootstrap.sh installs them
@@ -338,6 +340,25 @@ echo:
 	@echo "NVCC=$(NVCC) NVFLAGS=$(NVFLAGS)"
 	@echo "LDLIBS=$(LDLIBS)"
 	@echo "CUDA=$(CUDA) CUDA_ARCHS=$(CUDA_ARCHS) CUDA_PTX=$(CUDA_PTX) CHOLMOD=$(CHOLMOD)"
+
+# ---- install: headers, libraries, the program and a pkg-config file -------------------------
+PREFIX  ?= /usr/local
+VERSION := $(shell sed -n 's/^\#define ALC_VERSION_\(MAJOR\|MINOR\|PATCH\) //p' host/version.c | paste -sd.)
+
+# the pkg-config file is written for the PREFIX of each install
+install: all
+	@printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	  'Name: alcove' \
+	  'Description: penetration-free elastodynamics with frictional contact (barrier-free augmented Lagrangian)' \
+	  'Version: $(VERSION)' 'Cflags: -I$${includedir}' \
+	  'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lalcove' \
+	  'Libs.private: $(LDLIBS)' > $(BUILD)/alcove.pc
+	install -d $(DESTDIR)$(PREFIX)/include/alc $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -m 644 include/alc/*.h $(DESTDIR)$(PREFIX)/include/alc/
+	install -m 644 $(STATIC_LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(SHARED_LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(ALCOVE) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(BUILD)/alcove.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 
 clean:
 	rm -rf $(BUILD)

@@ -159,6 +159,28 @@ size_t alc_simMemory(const alcSim* sim) {
     return sim->be.ops->memory(sim->be.state);
 }
 
+alctStatus alc_bodyPairForce(alcSim* sim, int a, int b, double force[3]) {
+    if (!sim || !force) return ALC_ERR_INVALID_ARG;
+    force[0] = force[1] = force[2] = 0;
+    if (a < 0 || b < 0 || a >= sim->m->nbody || b >= sim->m->nbody) {
+        return ALC_ERROR(sim, ALC_ERR_INVALID_ARG, "body %d or %d out of range [0, %d)", a, b,
+                         sim->m->nbody);
+    }
+    const alcContact* c = NULL;
+    int n = 0;
+    alctStatus st = alc_getContacts(sim, &c, &n);
+    if (st != ALC_OK || a == b) return st;
+    for (int i = 0; i < n; i++) {
+        double sign = c[i].body[0] == a && c[i].body[1] == b   ? 1
+                      : c[i].body[0] == b && c[i].body[1] == a ? -1
+                                                               : 0;
+        if (sign == 0) continue;
+        for (int k = 0; k < 3; k++)
+            force[k] += sign * (c[i].normalForce * c[i].normal[k] + c[i].frictionForce[k]);
+    }
+    return ALC_OK;
+}
+
 const char* alc_lastError(const alcSim* sim) {
     return sim ? sim->error : "";
 }

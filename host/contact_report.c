@@ -46,6 +46,22 @@ void alci_contactReport(const alciReportIn* in, const alcmPair* pairs, int npair
         C->normalForce = F;
         C->lambda = P->lambda;
         C->gamma = P->gamma;
+        // contact points: each vertex's share of grad d along the normal is its barycentric
+        // weight (PT: n, -b_i n; EE: (1-s) n, s n, -(1-t) n, -t n)
+        int side0 = P->type == ALC_PAIR_PT ? 1 : 2;
+        double sum[2] = {0, 0};
+        for (int a = 0; a < 4; a++) {
+            double w = P->g[3 * a] * C->normal[0] + P->g[3 * a + 1] * C->normal[1] +
+                       P->g[3 * a + 2] * C->normal[2];
+            C->weight[a] = a < side0 ? w : -w;
+            sum[a < side0 ? 0 : 1] += C->weight[a];
+        }
+        for (int a = 0; a < 4; a++) {
+            int sd = a < side0 ? 0 : 1;
+            if (sum[sd] > 0) C->weight[a] /= sum[sd];
+            for (int k = 0; k < 3; k++)
+                C->point[sd][k] += C->weight[a] * in->x[3 * (size_t)P->v[a] + (size_t)k];
+        }
     }
     // friction forces of the lagged pairs at the final state (IPC §5: -grad D / h^2)
     double eps = in->frictionEpsV * in->h;

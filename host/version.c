@@ -3,15 +3,18 @@
 #include "ref/direct_ref.h"
 
 #define ALC_VERSION_MAJOR 0
-#define ALC_VERSION_MINOR 3
+#define ALC_VERSION_MINOR 4
 #define ALC_VERSION_PATCH 0
 
 int alcu_version(void) {
     return ALC_VERSION_MAJOR * 10000 + ALC_VERSION_MINOR * 100 + ALC_VERSION_PATCH;
 }
 
+#define ALC_STR2(x) #x
+#define ALC_STR(x) ALC_STR2(x)
+
 const char* alcu_versionString(void) {
-    return "0.3.0";
+    return ALC_STR(ALC_VERSION_MAJOR) "." ALC_STR(ALC_VERSION_MINOR) "." ALC_STR(ALC_VERSION_PATCH);
 }
 
 const char* alcu_statusString(alctStatus status) {

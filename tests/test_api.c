@@ -1,4 +1,5 @@
 // Public API: the README's hello world, defs, versions, backends, errors, NULL safety.
+#include "test_files.h"
 #include "test_macros.h"
 
 #include "alc/alc.h"
@@ -99,6 +100,48 @@ ALC_TEST(api_exampleProgram) {
     ENSURE_MSG(rc == 0, "build/hello exited with %d: %s", rc, buf);
     ENSURE(strstr(buf, "lowest point of 'tet'"));
     alct_note("%s", strchr(buf, '\n') ? strchr(buf, '\n') + 1 : buf);
+    return ALC_TEST_PASS;
+}
+
+/// `make install PREFIX=...` gives headers, libraries and alcove.pc with which the example
+/// program builds and runs from nothing but pkg-config's line, linked against the shared
+/// library and, with --static and only the archive installed, against libalcove.a (issue 19,
+/// item 6). Skipped without pkg-config.
+ALC_TEST(api_installAndPkgConfig) {
+    if (system("pkg-config --version >/dev/null 2>&1") != 0) {
+        alct_skipReason("pkg-config not installed");
+        return ALC_TEST_SKIP;
+    }
+    const char* dir = alct_tmpDir("install", NULL);
+    const char* build = getenv("ALC_BUILD");
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "make --no-print-directory -s -C '%s' install BUILD='%s' PREFIX='%s/usr' >'%s/make.txt' "
+             "2>&1",
+             alct_rootDir(), build ? build : "build", dir, dir);
+    ENSURE_MSG(system(cmd) == 0, "make install failed (%s/make.txt)", dir);
+    for (int st = 0; st < 2; st++) {
+        if (st) {  // only the archive: pkg-config --static must bring every dependency
+            snprintf(cmd, sizeof cmd, "rm '%s/usr/lib/libalcove.so'", dir);
+            ENSURE(system(cmd) == 0);
+        }
+        snprintf(cmd, sizeof cmd,
+                 "export PKG_CONFIG_PATH='%s/usr/lib/pkgconfig' && cc '%s/examples/hello.c' "
+                 "$(pkg-config --cflags %s --libs alcove) -o '%s/hello' && '%s/hello' > "
+                 "'%s/out.txt' 2>&1",
+                 dir, alct_rootDir(), st ? "--static" : "", dir, dir, dir);
+        int rc = system(cmd);
+        char path[1200], buf[2048] = "";
+        snprintf(path, sizeof path, "%s/out.txt", dir);
+        FILE* f = fopen(path, "r");
+        if (f) {
+            size_t n = fread(buf, 1, sizeof buf - 1, f);
+            buf[n] = 0;
+            fclose(f);
+        }
+        ENSURE_MSG(rc == 0 && strstr(buf, "lowest point of 'tet'"), "%s link: %s",
+                   st ? "static" : "shared", buf);
+    }
     return ALC_TEST_PASS;
 }
 

@@ -1011,7 +1011,8 @@ ALC_TEST(output_contactLog) {
     m.names = names;
     m.nname = (int)sizeof names;
     m.body_nameadr = nameadr;
-    alcContact c = {0, {1, 5, 6, 7}, {0, 1}, 1e-4, {0, 1, 0}, 9.81, {0.5, 0, 0}, 0.1, 1.0};
+    alcContact c = {0, {1, 5, 6, 7}, {0, 1}, 1e-4, {0, 1, 0}, 9.81, {0.5, 0, 0}, 0.1, 1.0,
+                    {1, 0.2, 0.3, 0.5}, {{0, 0, 0}, {0, -1e-4, 0}}};
     double force[6] = {0, 9.81, 0, 0, -9.81, 0};
     alciContactLog log;
     ENSURE_OK(alci_contactLog_open(&log, path, err, sizeof err));

@@ -25,16 +25,22 @@ static alcModel* loadBoxDrop(void) {
     return m;
 }
 
-/// A loop of five steps writing what `alcove run` writes, then `alcove check` on the folder.
-ALC_TEST(api_outputsFromOwnLoop) {
-    alcModel* m = loadBoxDrop();
-    ENSURE(m);
-    alcData* d = NULL;
-    alcSim* sim = NULL;
+/// box_drop with data and a reference-backend sim; 0 on failure.
+static int openBoxDrop(alcModel** m, alcData** d, alcSim** sim) {
+    *m = loadBoxDrop();
+    *d = NULL;
+    *sim = NULL;
     alcSimDef def = alc_defaultSimDef();
     def.backend = ALC_BACKEND_REF;
-    ENSURE_OK(alc_makeData(m, &d));
-    ENSURE_OK(alc_makeSim(m, &def, &sim));
+    return *m && alc_makeData(*m, d) == ALC_OK && alc_makeSim(*m, &def, sim) == ALC_OK;
+}
+
+/// A loop of five steps writing what `alcove run` writes, then `alcove check` on the folder.
+ALC_TEST(api_outputsFromOwnLoop) {
+    alcModel* m = NULL;
+    alcData* d = NULL;
+    alcSim* sim = NULL;
+    ENSURE(openBoxDrop(&m, &d, &sim));
     const char* dir = alct_tmpDir("outputs_api", "states");
     char path[1200], err[512], cmd[3000];
     snprintf(cmd, sizeof cmd, "mkdir -p '%s/frames'", dir);
@@ -150,6 +156,71 @@ ALC_TEST(api_checkFindsOffences) {
     ENSURE(!rep.clean && rep.nnonfinite == 1 && rep.vert == 0);
     ENSURE(alc_check(m, NULL, 0, &rep) == ALC_ERR_INVALID_ARG);
     ENSURE(alc_check(m, d, 0, NULL) == ALC_ERR_INVALID_ARG);
+    alc_deleteData(d);
+    alc_deleteModel(m);
+    return ALC_TEST_PASS;
+}
+
+/// Contact queries a controller needs (issue 19, item 4): the force between two bodies with one
+/// sign convention for both sides, and the contact points with their barycentric coordinates.
+/// box_drop's 125 kg rubber box after 3 s rests on the ground (it has settled by 2.5 s): the ground pushes it up with its
+/// weight, the box pushes the ground down with the same force, and every contact point pair
+/// lies within the contact distance of each other.
+ALC_TEST(api_contactQueries) {
+    alcModel* m = NULL;
+    alcData* d = NULL;
+    alcSim* sim = NULL;
+    ENSURE(openBoxDrop(&m, &d, &sim));
+    for (int k = 0; k < 300; k++) ENSURE_OK(alc_step(sim, d));
+    int box = alc_bodyIndex(m, "box"), ground = alc_bodyIndex(m, "ground");
+    double up[3], down[3], self[3];
+    ENSURE_OK(alc_bodyPairForce(sim, box, ground, up));
+    ENSURE_OK(alc_bodyPairForce(sim, ground, box, down));
+    ENSURE_OK(alc_bodyPairForce(sim, box, box, self));
+    ENSURE(alc_bodyPairForce(sim, box, 99, up) == ALC_ERR_INVALID_ARG);
+    ENSURE_OK(alc_bodyPairForce(sim, box, ground, up));
+    double mass = 0;
+    for (int i = m->body_vertadr[box]; i < m->body_vertadr[box] + m->body_vertnum[box]; i++)
+        mass += m->vert_mass[i];
+    double weight = -mass * m->opt.gravity[1];
+    alct_note("box %.1f kg at t = %.2f s: ground on box (%.2f, %.2f, %.2f) N, weight %.2f N", mass,
+              d->time, up[0], up[1], up[2], weight);
+    ENSURE_MSG(fabs(up[1] - weight) < 0.01 * weight, "%g vs %g", up[1], weight);
+    for (int k = 0; k < 3; k++) ENSURE(down[k] == -up[k] && self[k] == 0);
+
+    const alcContact* c = NULL;
+    int n = 0;
+    ENSURE_OK(alc_getContacts(sim, &c, &n));
+    ENSURE(n > 0);
+    double worst = 0;
+    for (int i = 0; i < n; i++) {
+        ENSURE(c[i].type == ALC_CONTACT_POINT_TRIANGLE || c[i].type == ALC_CONTACT_EDGE_EDGE);
+        int side0 = c[i].type == ALC_CONTACT_POINT_TRIANGLE ? 1 : 2;
+        double s0 = 0, s1 = 0;
+        for (int a = 0; a < 4; a++) {
+            ENSURE_MSG(c[i].weight[a] > -1e-9 && c[i].weight[a] < 1 + 1e-9, "weight %g",
+                       c[i].weight[a]);
+            if (a < side0)
+                s0 += c[i].weight[a];
+            else
+                s1 += c[i].weight[a];
+        }
+        ENSURE(fabs(s0 - 1) < 1e-9 && fabs(s1 - 1) < 1e-9);
+        // the two points: apart by about the contact distance, side 0 on the normal's side
+        double gap = 0, along = 0;
+        for (int k = 0; k < 3; k++) {
+            double dk = c[i].point[0][k] - c[i].point[1][k];
+            gap += dk * dk;
+            along += dk * c[i].normal[k];
+        }
+        gap = sqrt(gap);
+        worst = fmax(worst, fabs(gap - c[i].distance));
+        ENSURE_MSG(along > 0, "pair %d: side 0 below side 1 along the normal (%g)", i, along);
+        ENSURE_MSG(fabs(gap - c[i].distance) < m->opt.delta,
+                   "pair %d: points %g apart, distance %g", i, gap, c[i].distance);
+    }
+    alct_note("%d pairs; contact points apart by their distance within %.2e m", n, worst);
+    alc_deleteSim(sim);
     alc_deleteData(d);
     alc_deleteModel(m);
     return ALC_TEST_PASS;

@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 /// Version of this header: major * 10000 + minor * 100 + patch.
-#define ALC_VERSION_HEADER 300
+#define ALC_VERSION_HEADER 400
 
 // ---- utilities ----------------------------------------------------------------------------
 
@@ -245,6 +245,13 @@ ALC_API void alc_resetContacts(alcSim* sim);
 /// @param[out] contacts  pointer to the array
 /// @param[out] n         its length
 ALC_API alctStatus alc_getContacts(alcSim* sim, const alcContact** contacts, int* n);
+
+/// Total contact force (normal plus friction, N) that body b exerts on body a in the last step,
+/// summed over the active pairs between them (alcContact's sign convention: the force on a).
+/// force is zero when they do not touch, and for a == b (self-contact forces cancel).
+/// @param[out] force  3 doubles
+/// @return ALC_OK; ALC_ERR_INVALID_ARG (NULL, a body index out of range).
+ALC_API alctStatus alc_bodyPairForce(alcSim* sim, int a, int b, double force[3]);
 
 // ---- outputs and checks from a program's own loop -------------------------------------------
 // The files `alcove run` writes (docs/outputs.md), written by the same code: every file goes to

@@ -363,17 +363,34 @@ typedef struct alcData_ {
     size_t nbuffer;  ///< its size in bytes
 } alcData;
 
+/// Kind of a contact pair (alcContact.type).
+typedef enum alctContactType_ {
+    ALC_CONTACT_POINT_TRIANGLE = 0,  ///< a surface vertex (side 0) against a triangle (side 1)
+    ALC_CONTACT_EDGE_EDGE = 1        ///< a surface edge (side 0) against an edge (side 1)
+} alctContactType;
+
 /// One active contact pair, as reported by alc_getContacts.
+///
+/// Sign convention, for both sides: `normal` points from side 1 toward side 0 (the direction in
+/// which side 0 moves to increase the distance). The contact force on side 0 is
+/// normalForce * normal + frictionForce; the force on side 1 is its opposite. Side 0 is the
+/// point (PT) or the first edge (EE), side 1 the triangle or the second edge.
 typedef struct alcContact_ {
-    int type;                 ///< 0 point-triangle, 1 edge-edge
+    int type;                 ///< alctContactType
     int vert[4];              ///< PT: point, tri a, b, c; EE: edge a (2), edge b (2)
-    int body[2];              ///< bodies of the two primitives
+    int body[2];              ///< bodies of side 0 and side 1
     double distance;          ///< unsigned distance at the last intersection-free state (m)
     double normal[3];         ///< unit direction of increasing distance, acting on side 0
-    double normalForce;       ///< normal force magnitude (N), AL paper Eq. 23
+    double normalForce;       ///< normal force magnitude (N, >= 0), AL paper Eq. 23
     double frictionForce[3];  ///< friction force on side 0 (N)
-    double lambda;            ///< AL multiplier (IP units)
-    double gamma;             ///< AL decay factor
+    double lambda;            ///< AL multiplier (IP units: N s^2 / kg-scaled, as in Eq. 12)
+    double gamma;             ///< AL decay factor (1 while the constraint is active)
+    double weight[4];         ///< barycentric coordinates of the contact point on each side, per
+                              ///< vert: PT {1, b_a, b_b, b_c} (the triangle's sum to 1); EE
+                              ///< {1 - s, s, 1 - t, t}; from the distance gradient at the last
+                              ///< linearization (the step's last outer iteration)
+    double point[2][3];       ///< the contact point on side 0 and on side 1 at the end of the
+                              ///< step (m): sum of weight x position over each side's vertices
 } alcContact;
 
 /// What alc_check found in one state. "First" means lowest index: the lowest vertex, the lowest
