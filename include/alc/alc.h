@@ -92,7 +92,8 @@ ALC_API alctStatus alc_loadScene(const char* path, const alcLoadDef* def, alcMod
 ALC_API void alc_deleteModel(alcModel* model);
 
 /// Deep copy of a model.
-/// @param[out] dst  the new copy, owned by the caller
+/// @param[out] dst  the new copy, owned by the caller (alc_deleteModel)
+/// @return ALC_OK; ALC_ERR_INVALID_ARG (NULL argument); ALC_ERR_NOMEM.
 ALC_API alctStatus alc_copyModel(const alcModel* src, alcModel** dst);
 
 /// Name of body i ("" when out of range).
@@ -111,6 +112,7 @@ ALC_API const char* alc_sceneName(const alcModel* model);
 
 /// Make an empty specification with default options.
 /// @param[out] spec  owned by the caller (alc_deleteSpec)
+/// @return ALC_OK; ALC_ERR_INVALID_ARG (NULL spec); ALC_ERR_NOMEM.
 ALC_API alctStatus alc_makeSpec(alcSpec** spec);
 
 /// Free a specification. NULL-safe.
@@ -130,11 +132,18 @@ ALC_API alcRunOption* alc_specRunOption(alcSpec* spec);
 /// Nullable: index
 ALC_API alctStatus alc_specAddMaterial(alcSpec* spec, const alcMaterialDef* def, int* index);
 
-/// Set the friction coefficient between two materials (symmetric).
+/// Set the friction coefficient between two materials (symmetric). Materials without a pair
+/// entry use alcOption.frictionDefault (0 unless set: frictionless).
+/// @param[in] mu  Coulomb coefficient (dimensionless, >= 0)
+/// @return ALC_OK; ALC_ERR_INVALID_ARG (NULL spec, a material index out of range, mu < 0 or
+///         not finite); ALC_ERR_NOMEM.
 ALC_API alctStatus alc_specSetFriction(alcSpec* spec, int matA, int matB, double mu);
 
 /// Add a body. Arrays are copied.
 /// @param[out] index  its body index
+/// @return ALC_OK; ALC_ERR_BAD_DEF for a def not from alc_defaultBodyDef;
+///         ALC_ERR_INVALID_ARG for missing arrays or out-of-range values (message from
+///         alc_specError); ALC_ERR_NOMEM.
 /// Nullable: index
 ALC_API alctStatus alc_specAddBody(alcSpec* spec, const alcBodyDef* def, int* index);
 
@@ -142,11 +151,16 @@ ALC_API alctStatus alc_specAddBody(alcSpec* spec, const alcBodyDef* def, int* in
 /// With nvert == 0 and verts == NULL the driver moves the whole body. A vertex belongs to at
 /// most one driver.
 /// @param[out] index  its driver index
+/// @return ALC_OK; ALC_ERR_BAD_DEF for a def not from alc_defaultDriverDef;
+///         ALC_ERR_INVALID_ARG for an unknown body, a vertex out of range or already driven,
+///         bad motion parameters (message from alc_specError); ALC_ERR_NOMEM.
 /// Nullable: verts, index
 ALC_API alctStatus alc_specAddDriver(alcSpec* spec, const alcDriverDef* def, int body, int nvert,
                                      const int* verts, int* index);
 
-/// Set the scene name and the default output directory. Nullable: name, outDir
+/// Set the scene name and the default output directory (both copied).
+/// @return ALC_OK; ALC_ERR_INVALID_ARG (NULL spec); ALC_ERR_NOMEM.
+/// Nullable: name, outDir
 ALC_API alctStatus alc_specSetNames(alcSpec* spec, const char* name, const char* outDir);
 
 /// Message of the last failed spec call ("" when none).
@@ -164,12 +178,16 @@ ALC_API alctStatus alc_compileSpec(const alcSpec* spec, alcModel** model, char* 
 
 /// Make data for a model, set to the initial state (alc_resetData).
 /// @param[out] data  owned by the caller (alc_deleteData)
+/// @return ALC_OK; ALC_ERR_INVALID_ARG (NULL argument); ALC_ERR_NOMEM.
 ALC_API alctStatus alc_makeData(const alcModel* model, alcData** data);
 
 /// Free data. NULL-safe.
 ALC_API void alc_deleteData(alcData* data);
 
-/// Reset data to the model's initial state; clears statistics and warnings.
+/// Reset data to the model's initial state; clears statistics and warnings. The sims keep
+/// their contact state (active set, multipliers, lagged friction), which belongs to the
+/// positions they last stepped from: call alc_resetContacts on the sim that steps this data
+/// next (an episode reset is alc_resetData followed by alc_resetContacts).
 ALC_API void alc_resetData(const alcModel* model, alcData* data);
 
 /// Set the targets of every vertex of a driver from a rigid pose relative to the initial one
@@ -177,6 +195,8 @@ ALC_API void alc_resetData(const alcModel* model, alcData* data);
 /// external so alc_step keeps them.
 /// @param[in] translation  t (3), m
 /// @param[in] quat         R as a unit quaternion w, x, y, z; NULL = identity
+/// @return ALC_OK; ALC_ERR_INVALID_ARG (NULL, a driver index out of range, a translation that
+///         is not finite, a zero or non-finite quaternion).
 /// Nullable: quat
 ALC_API alctStatus alc_setDriverPose(const alcModel* model, alcData* data, int driver,
                                      const double translation[3], const double quat[4]);
@@ -237,13 +257,14 @@ ALC_API alctStatus alc_step(alcSim* sim, alcData* data);
 ALC_API void alc_cancelStep(alcSim* sim);
 
 /// Forget the contact state carried between steps (active set, multipliers, friction).
-/// Call after writing data->x by hand.
+/// Call after writing data->x by hand or after alc_resetData. NULL-safe.
 ALC_API void alc_resetContacts(alcSim* sim);
 
 /// Active contact pairs after the last step, with forces. The array is owned by the sim and
 /// valid until the next alc_step.
 /// @param[out] contacts  pointer to the array
 /// @param[out] n         its length
+/// @return ALC_OK; ALC_ERR_INVALID_ARG (NULL argument).
 ALC_API alctStatus alc_getContacts(alcSim* sim, const alcContact** contacts, int* n);
 
 /// Total contact force (normal plus friction, N) that body b exerts on body a in the last step,

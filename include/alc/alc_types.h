@@ -16,8 +16,7 @@
 extern "C" {
 #endif
 
-/// Scalar type of every state array. alcove computes in double precision throughout.
-typedef double alctReal;
+// Every state array is double precision: alcove computes in double throughout.
 
 // ---- status codes ---------------------------------------------------------------------------
 
@@ -152,7 +151,9 @@ typedef struct alcOption_ {
     double decay;              ///< Gamma, per-iteration decay of inactive pairs; default 0.9
     double removeBelow;        ///< pairs with gamma below this leave the active set; default 0.01
     double muScale;            ///< C of Eq. 20, mu_init = C max_i (Hess E)_ii; default 0.1
-    double mu;                 ///< fixed penalty stiffness mu (> 0 overrides Eq. 20); default 0
+    double mu;                 ///< fixed penalty stiffness mu (kg, in the units of the incremental
+                               ///< potential, kg m^2: mu/2 c^2 with c in m); > 0 overrides Eq. 20;
+                               ///< default 0
     double cgTol;              ///< PCG relative residual tolerance; default 1e-4
     int cgMaxIter;             ///< PCG iteration cap; 0 = 3 x DOFs (at most 20000); default 0
     int maxIter;               ///< outer (Alg. 1) iteration cap per step; default 300
@@ -169,7 +170,9 @@ typedef struct alcOption_ {
     double frictionEpsV;       ///< eps_v of the smoothed friction (m/s); default 1e-3
     double frictionDefault;    ///< friction coefficient where the pair table says -1; default 0
     double ipcDhat;            ///< IPC barrier support dhat (m); 0 = 1e-3 x scene diagonal
-    double ipcKappa;           ///< IPC barrier stiffness; 0 = adaptive (IPC code rules)
+    double ipcKappa;           ///< IPC barrier stiffness kappa (kg/m^2: kappa b(d^2), b in m^4,
+                               ///< adds to the incremental potential in kg m^2); 0 = adaptive (IPC
+                               ///< code rules)
     double ipcNewtonTol;       ///< IPC residual stop (m/s); 0 = 1e-2 x scene diagonal
     int ipcToiTerm;            ///< IPC stops on the cumulative TOI rule instead; default 0
     double penaltyScale;       ///< stiffness multiplier of the penalty model; default 1
@@ -299,7 +302,7 @@ typedef struct alcStepStat_ {
     int lineSearchFails;      ///< Newton iterations whose line search found no decrease
     int muIncreases;          ///< adaptive mu/delta triggers (AL paper §5.2)
     int capped;               ///< 1 if the step ended at the outer iteration cap
-    double mu;                ///< penalty stiffness at the end of the step
+    double mu;                ///< penalty stiffness at the end of the step (kg, as alcOption.mu)
     double delta;             ///< contact offset at the end of the step (m)
     double beta;              ///< final beta of Eq. 9
     double residual;          ///< last ||p||_inf / h (m/s)
@@ -383,7 +386,8 @@ typedef struct alcContact_ {
     double normal[3];         ///< unit direction of increasing distance, acting on side 0
     double normalForce;       ///< normal force magnitude (N, >= 0), AL paper Eq. 23
     double frictionForce[3];  ///< friction force on side 0 (N)
-    double lambda;            ///< AL multiplier (IP units: N s^2 / kg-scaled, as in Eq. 12)
+    double lambda;            ///< AL multiplier (kg m, incremental-potential units of Eq. 12:
+                              ///< the normal force is lambda / h^2 N)
     double gamma;             ///< AL decay factor (1 while the constraint is active)
     double weight[4];         ///< barycentric coordinates of the contact point on each side, per
                               ///< vert: PT {1, b_a, b_b, b_c} (the triangle's sum to 1); EE
