@@ -164,3 +164,42 @@ alctStatus alc_setDriverPose(const alcModel* m, alcData* d, int driver, const do
     d->driver_external[driver] = 1;
     return ALC_OK;
 }
+
+alctStatus alc_setDriverVelocity(const alcModel* m, alcData* d, int driver,
+                                 const double velocity[3], const double omega[3], double dt) {
+    if (!m || !d || !velocity || driver < 0 || driver >= m->ndriver || !(dt > 0) ||
+        !isfinite(dt)) {
+        return ALC_ERR_INVALID_ARG;
+    }
+    double w[3] = {0, 0, 0};
+    for (int j = 0; j < 3; j++) {
+        if (omega) w[j] = omega[j];
+        if (!isfinite(velocity[j]) || !isfinite(w[j])) return ALC_ERR_INVALID_ARG;
+    }
+    // the rotation by omega dt about the vertices' current centroid, as a unit quaternion
+    double angle = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) * dt;
+    double q[4] = {1, 0, 0, 0};
+    if (angle > 0) {
+        double s = sin(0.5 * angle) / (angle / dt);
+        q[0] = cos(0.5 * angle);
+        for (int j = 0; j < 3; j++) q[j + 1] = w[j] * s;
+    }
+    double c[3] = {0, 0, 0};
+    int n = 0;
+    for (int v = 0; v < m->nvert; v++) {
+        if (m->vert_driver[v] != driver) continue;
+        for (int j = 0; j < 3; j++) c[j] += d->kin_target[3 * v + j];
+        n++;
+    }
+    if (n == 0) return ALC_ERR_INVALID_ARG;
+    for (int j = 0; j < 3; j++) c[j] /= n;
+    for (int v = 0; v < m->nvert; v++) {
+        if (m->vert_driver[v] != driver) continue;
+        double r[3], rr[3];
+        for (int j = 0; j < 3; j++) r[j] = d->kin_target[3 * v + j] - c[j];
+        alci_quatRotate(q, r, rr);
+        for (int j = 0; j < 3; j++) d->kin_target[3 * v + j] = c[j] + rr[j] + velocity[j] * dt;
+    }
+    d->driver_external[driver] = 1;
+    return ALC_OK;
+}

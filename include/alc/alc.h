@@ -192,7 +192,11 @@ ALC_API void alc_resetData(const alcModel* model, alcData* data);
 
 /// Set the targets of every vertex of a driver from a rigid pose relative to the initial one
 /// (x = c + R (x0 - c) + t with c the vertices' initial centroid), and mark the driver
-/// external so alc_step keeps them.
+/// external so alc_step keeps them. The pose set before an alc_step is where the driven
+/// vertices are at the end of that step (within the AL paper's Eq. 21 bound, eps h |v|); it
+/// stays the target of later steps until set again. To hand the driver back to its scripted
+/// motion, set data->driver_external[driver] = 0: the script's pose at the step's end time
+/// applies from the next step (a jump if it differs from where the vertices are).
 /// @param[in] translation  t (3), m
 /// @param[in] quat         R as a unit quaternion w, x, y, z; NULL = identity
 /// @return ALC_OK; ALC_ERR_INVALID_ARG (NULL, a driver index out of range, a translation that
@@ -200,6 +204,21 @@ ALC_API void alc_resetData(const alcModel* model, alcData* data);
 /// Nullable: quat
 ALC_API alctStatus alc_setDriverPose(const alcModel* model, alcData* data, int driver,
                                      const double translation[3], const double quat[4]);
+
+/// Drive a driver by velocity for the next step: its vertices' targets (data->kin_target: the
+/// last ones, scripted or set) move rigidly by `velocity` dt and rotate by `omega` dt about
+/// their centroid (the pose velocity a controller commands; integrating the targets, not the
+/// positions, keeps the commanded path free of drift), and the driver is marked external as by
+/// alc_setDriverPose. Call before every alc_step with that step's dt (alcOption.timestep).
+/// @param[in] velocity  linear velocity (3), m/s
+/// @param[in] omega     angular velocity (3), rad/s, about the targets' centroid; NULL = none
+/// @param[in] dt        the step the targets are for (s, > 0)
+/// @return ALC_OK; ALC_ERR_INVALID_ARG (NULL, a driver index out of range or without vertices,
+///         a velocity or dt that is not finite, dt <= 0).
+/// Nullable: omega
+ALC_API alctStatus alc_setDriverVelocity(const alcModel* model, alcData* data, int driver,
+                                         const double velocity[3], const double omega[3],
+                                         double dt);
 
 /// Hash of the state (positions, velocities, time) for determinism checks.
 ALC_API uint64_t alc_stateHash(const alcData* data);
