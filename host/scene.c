@@ -22,6 +22,7 @@ typedef struct {
     int nmat;
     int* bodyLine;  // 1-based line and column of each spec body's entry (2 per body)
     int nbodyPos, capBodyPos;
+    int zUp;  // physics.up: z: generated meshes turned so that their up (+y) is +z
 } Loader;
 
 /// Remember where spec body `index` is declared (for errors found when the model is compiled).
@@ -154,7 +155,14 @@ static int readPhysics(Loader* L, alciYNode* root) {
     if (!n) return 1;
     if (!alciy_expectMap(&L->y, n, "physics")) return 0;
     alcOption* o = alc_specOption(L->spec);
-    static const char* const keys[] = {"time_step", "gravity", NULL};
+    static const char* const keys[] = {"time_step", "gravity", "up", NULL};
+    static const char* const upNames[] = {"y", "z", NULL};
+    static const int upValues[] = {0, 1};
+    if (!alciy_getEnum(&L->y, n, "up", upNames, upValues, &L->zUp)) return 0;
+    if (L->zUp) {  // z-up (robotics, ROS, MuJoCo, URDF): gravity along -z unless given
+        o->gravity[0] = o->gravity[1] = 0;
+        o->gravity[2] = -9.81;
+    }
     return alciy_getNumber(&L->y, n, "time_step", &o->timestep, 1e-9, 1e3, 0) &&
            alciy_getVec(&L->y, n, "gravity", o->gravity, 3, 0, 0) &&
            alciy_checkKeys(&L->y, n, keys);
@@ -579,6 +587,16 @@ static int readMesh(Loader* L, alciYNode* owner, int solid, alciMesh* mesh) {
         if (st != ALC_OK)
             return alciy_fail(&L->y, g, "cannot generate the %s mesh (%s)", kind,
                               alcu_statusString(st));
+        if (L->zUp) {
+            // a quarter turn about x takes the generators' up (+y) to +z: (x, y, z) -> (x, -z, y)
+            // (a rotation: orientations and outward normals are kept)
+            for (int v = 0; v < mesh->nvert; v++) {
+                double* p = mesh->vert + 3 * v;
+                double y = p[1];
+                p[1] = -p[2];
+                p[2] = y;
+            }
+        }
     }
     // a file whose tetrahedra are all negatively oriented uses the other convention: flip it;
     // a mix of orientations means folded (inverted) elements, which validation rejects
