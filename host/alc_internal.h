@@ -70,7 +70,6 @@ struct alcSim_ {
     volatile sig_atomic_t cancel;  // alc_cancelStep's request, consumed by the step honouring it
     double* kinTarget;             // scripted/external targets (nvert x 3)
     int threads;                   // reference backend threads (alc_simThreads); 0 elsewhere
-    int threadsCores;              // cores the process may use when the sim was made
     double timeComp;               // Kahan compensation of alcData.time (see alc_step)
     double timeLast;               // the time alc_step last wrote (a caller's change resets it)
 

@@ -67,7 +67,6 @@ static void chooseThreads(alcSim* sim) {
 #else
     int cores = 1;
 #endif
-    sim->threadsCores = cores;
     if (sim->def.threads > 0) {
         sim->threads = sim->def.threads;
         return;

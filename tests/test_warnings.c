@@ -3,6 +3,7 @@
 // growths counted as statistics instead of warnings.
 #include "alc_internal.h"
 #include "scene_run.h"
+#include "test_files.h"
 #include "test_macros.h"
 
 #include "alc/alc.h"
@@ -166,38 +167,43 @@ static void captureLog(void* user, int level, const char* msg) {
     if (level == 1 && !g_logged[0]) snprintf(g_logged, sizeof g_logged, "%s", msg);
 }
 
-/// A warning raised while step 1 is solved says "step 1" (it said "step 0": the steps taken so
-/// far), matching the row of stats.csv the step writes.
-ALC_TEST(warn_messageNamesTheStepInProgress) {
-    char path[256];
-    snprintf(path, sizeof path, "/tmp/alcove_test_warnstep_%d.yaml", (int)getpid());
-    FILE* f = fopen(path, "w");
-    ENSURE(f);
-    // IPC with dhat (5 mm) above the block's 10 um initial gap: ALC_WARN_IPC_SETTING in step 1
-    fprintf(f,
-            "physics: {time_step: 0.01}\n"
-            "solver: {contact: ipc, ipc: {dhat: 5e-3}}\n"
-            "materials: {m: {model: snh}}\n"
-            "bodies:\n"
-            "  - {name: block, mesh: {box: {size: 0.2, cells: 1}}, material: m, position: [0, "
-            "0.10001, 0]}\n"
-            "obstacles:\n"
-            "  - {name: ground, mesh: {plane: {size: 1}}}\n");
-    fclose(f);
-    alcLoadDef ld = alc_defaultLoadDef();
-    alcModel* m = NULL;
+/// Load the scene text (written to a temporary file) and make data and a reference sim whose
+/// log goes to captureLog; 0 on failure (message printed).
+static int openCaptured(const char* name, const char* text, alcModel** m, alcData** d,
+                        alcSim** sim) {
+    const char* path = alct_writeFile(alct_tmpDir("warnings", NULL), name, text);
     char err[1024];
-    alctStatus st = alc_loadScene(path, &ld, &m, err, sizeof err);
-    remove(path);
-    ENSURE_MSG(st == ALC_OK, "%s", err);
+    *m = NULL;
+    *d = NULL;
+    *sim = NULL;
+    if (!path || alc_loadScene(path, NULL, m, err, sizeof err) != ALC_OK) {
+        fprintf(stderr, "  %s: %s\n", name, path ? err : "cannot write");
+        return 0;
+    }
     alcSimDef def = alc_defaultSimDef();
     def.backend = ALC_BACKEND_REF;
     def.log = captureLog;
-    alcSim* sim = NULL;
-    alcData* d = NULL;
     g_logged[0] = 0;
-    ENSURE_OK(alc_makeData(m, &d));
-    ENSURE_OK(alc_makeSim(m, &def, &sim));
+    return alc_makeData(*m, d) == ALC_OK && alc_makeSim(*m, &def, sim) == ALC_OK;
+}
+
+/// A warning raised while step 1 is solved says "step 1" (it said "step 0": the steps taken so
+/// far), matching the row of stats.csv the step writes.
+ALC_TEST(warn_messageNamesTheStepInProgress) {
+    // IPC with dhat (5 mm) above the block's 10 um initial gap: ALC_WARN_IPC_SETTING in step 1
+    alcModel* m;
+    alcData* d;
+    alcSim* sim;
+    ENSURE(openCaptured("step.yaml",
+                        "physics: {time_step: 0.01}\n"
+                        "solver: {contact: ipc, ipc: {dhat: 5e-3}}\n"
+                        "materials: {m: {model: snh}}\n"
+                        "bodies:\n"
+                        "  - {name: block, mesh: {box: {size: 0.2, cells: 1}}, material: m, "
+                        "position: [0, 0.10001, 0]}\n"
+                        "obstacles:\n"
+                        "  - {name: ground, mesh: {plane: {size: 1}}}\n",
+                        &m, &d, &sim));
     ENSURE_OK(alc_step(sim, d));
     alct_note("%s", g_logged);
     ENSURE(d->warning[ALC_WARN_IPC_SETTING].count > 0);
@@ -212,34 +218,19 @@ ALC_TEST(warn_messageNamesTheStepInProgress) {
 /// warning naming the cap (issue 16, item 1): a Neo-Hookean box thrown at the ground at 10 km/s
 /// with `max_iter: 6`.
 ALC_TEST(warn_capEndsTheStepAndIsNamed) {
-    char path[256];
-    snprintf(path, sizeof path, "/tmp/alcove_test_warncap_%d.yaml", (int)getpid());
-    FILE* f = fopen(path, "w");
-    ENSURE(f);
-    fprintf(f,
-            "physics: {time_step: 0.01}\n"
-            "solver: {max_iter: 6}\n"
-            "materials: {m: {model: nh}}\n"
-            "bodies:\n"
-            "  - {name: box, mesh: {box: {size: 0.5, cells: 2}}, material: m, position: [0, 0.3, "
-            "0], velocity: [0, -10000, 0]}\n"
-            "obstacles:\n"
-            "  - {name: ground, mesh: {plane: {size: 4}}}\n");
-    fclose(f);
-    alcLoadDef ld = alc_defaultLoadDef();
-    alcModel* m = NULL;
-    char err[1024];
-    alctStatus st = alc_loadScene(path, &ld, &m, err, sizeof err);
-    remove(path);
-    ENSURE_MSG(st == ALC_OK, "%s", err);
-    alcSimDef def = alc_defaultSimDef();
-    def.backend = ALC_BACKEND_REF;
-    def.log = captureLog;
-    alcSim* sim = NULL;
-    alcData* d = NULL;
-    g_logged[0] = 0;
-    ENSURE_OK(alc_makeData(m, &d));
-    ENSURE_OK(alc_makeSim(m, &def, &sim));
+    alcModel* m;
+    alcData* d;
+    alcSim* sim;
+    ENSURE(openCaptured("cap.yaml",
+                        "physics: {time_step: 0.01}\n"
+                        "solver: {max_iter: 6}\n"
+                        "materials: {m: {model: nh}}\n"
+                        "bodies:\n"
+                        "  - {name: box, mesh: {box: {size: 0.5, cells: 2}}, material: m, "
+                        "position: [0, 0.3, 0], velocity: [0, -10000, 0]}\n"
+                        "obstacles:\n"
+                        "  - {name: ground, mesh: {plane: {size: 4}}}\n",
+                        &m, &d, &sim));
     // only the outer cap's warning is captured: the others are counted
     sim->warnedOnce[ALC_WARN_PCG_MAXITER] = sim->warnedOnce[ALC_WARN_MU_INCREASE] = 1;
     ENSURE_OK(alc_step(sim, d));

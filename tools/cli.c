@@ -1,6 +1,7 @@
 // Shared command-line helpers.
 #include "cli.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -207,4 +208,40 @@ int alc_cliParseSize(const char* cmd, const char* v, int minW, int minH, int* w,
     *w = ww;
     *h = hh;
     return 1;
+}
+
+static int cmpName(const void* a, const void* b) {
+    return strcmp(*(const char* const*)a, *(const char* const*)b);
+}
+
+int alc_cliListStates(const char* dir, char*** names) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/states", dir);
+    *names = NULL;
+    DIR* d = opendir(path);
+    if (!d) return -1;
+    int n = 0, cap = 0;
+    struct dirent* e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "state_", 6) != 0 || len < 11 ||
+            strcmp(e->d_name + len - 5, ".alcs") != 0)
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 256;
+            char** p = (char**)realloc(*names, sizeof(char*) * (size_t)cap);
+            if (!p) break;
+            *names = p;
+        }
+        (*names)[n] = strdup(e->d_name);
+        if ((*names)[n]) n++;
+    }
+    closedir(d);
+    if (n > 1) qsort(*names, (size_t)n, sizeof(char*), cmpName);
+    return n;
+}
+
+void alc_cliFreeNames(char** names, int n) {
+    for (int i = 0; names && i < n; i++) free(names[i]);
+    free(names);
 }

@@ -62,6 +62,14 @@ void alc_cliShellQuote(char* out, size_t n, const char* s);
 /// 1 on success, else 0 with the message printed.
 int alc_cliParseSize(const char* cmd, const char* v, int minW, int minH, int* w, int* h);
 
+/// The exact-state files of a run (DIR/states/state_*.alcs), their names sorted (step order:
+/// they are zero-padded). *names is malloc'ed with every entry; free with alc_cliFreeNames.
+/// @return the count, or -1 when DIR/states cannot be opened.
+int alc_cliListStates(const char* dir, char*** names);
+
+/// Free n names from alc_cliListStates. NULL-safe.
+void alc_cliFreeNames(char** names, int n);
+
 int alc_cmdRun(int argc, char** argv);
 int alc_cmdCheck(int argc, char** argv);
 int alc_cmdCcdCheck(int argc, char** argv);

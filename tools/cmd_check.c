@@ -3,13 +3,8 @@
 #include "cli.h"
 #include "state_io.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmpStr(const void* a, const void* b) {
-    return strcmp(*(const char* const*)a, *(const char* const*)b);
-}
 
 int alc_cmdCheck(int argc, char** argv) {
     const char* dir = NULL;
@@ -50,8 +45,9 @@ int alc_cmdCheck(int argc, char** argv) {
         return ALC_EXIT_USAGE;
     }
     snprintf(path, sizeof path, "%s/states", dir);
-    DIR* d = opendir(path);
-    if (!d) {
+    char** names = NULL;
+    int n = alc_cliListStates(dir, &names);
+    if (n < 0) {
         fprintf(stderr, "alcove check: %s: no states folder\n", path);
         alci_state_freeTopology(&topo);
         return ALC_EXIT_USAGE;
@@ -59,24 +55,6 @@ int alc_cmdCheck(int argc, char** argv) {
     unsigned char* obstacle = (unsigned char*)calloc((size_t)topo.nbody + 1, 1);
     for (int b = 0; obstacle && b < topo.nbody; b++)
         obstacle[b] = topo.body_type[b] == ALC_BODY_OBSTACLE;
-    char** names = NULL;
-    int n = 0, cap = 0;
-    struct dirent* e;
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (strncmp(e->d_name, "state_", 6) != 0 || len < 6 ||
-            strcmp(e->d_name + len - 5, ".alcs") != 0)
-            continue;
-        if (n >= cap) {
-            cap = cap ? 2 * cap : 256;
-            char** nn = (char**)realloc(names, sizeof(char*) * (size_t)cap);
-            if (!nn) break;
-            names = nn;
-        }
-        names[n++] = strdup(e->d_name);
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof(char*), cmpStr);
     int code = ALC_EXIT_OK, checked = 0, allowedFrames = 0;
     long allowed = 0;
     if (n == 0) {
@@ -155,8 +133,7 @@ int alc_cmdCheck(int argc, char** argv) {
                 allowed, allowedFrames);
         }
     }
-    for (int i = 0; i < n; i++) free(names[i]);
-    free(names);
+    alc_cliFreeNames(names, n);
     free(obstacle);
     alci_state_freeTopology(&topo);
     return code;

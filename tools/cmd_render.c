@@ -7,7 +7,6 @@
 #include "render_scene.h"
 #include "state_io.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -42,37 +41,6 @@ static int haveProgram(const char* prog) {
     char cmd[256];
     snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", prog);
     return system(cmd) == 0;
-}
-
-static int cmpStr(const void* a, const void* b) {
-    return strcmp(*(const char* const*)a, *(const char* const*)b);
-}
-
-/// The state files of a run, sorted (step order: their names are zero-padded).
-static int listStates(const char* dir, char*** names) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/states", dir);
-    DIR* d = opendir(path);
-    *names = NULL;
-    if (!d) return -1;
-    int n = 0, cap = 0;
-    struct dirent* e;
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (strncmp(e->d_name, "state_", 6) || len < 11 || strcmp(e->d_name + len - 5, ".alcs"))
-            continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            char** p = (char**)realloc(*names, sizeof(char*) * (size_t)cap);
-            if (!p) break;
-            *names = p;
-        }
-        (*names)[n] = strdup(e->d_name);
-        if ((*names)[n]) n++;
-    }
-    closedir(d);
-    if (n > 1) qsort(*names, (size_t)n, sizeof(char*), cmpStr);
-    return n;
 }
 
 int alc_cmdRender(int argc, char** argv) {
@@ -159,11 +127,11 @@ int alc_cmdRender(int argc, char** argv) {
         return ALC_EXIT_USAGE;
     }
     char** names = NULL;
-    int nstate = listStates(dir, &names);
+    int nstate = alc_cliListStates(dir, &names);
     if (nstate <= 0) {
         fprintf(stderr, "alcove render: no states in %s/states\n", dir);
         alci_state_freeTopology(&topo);
-        free(names);
+        alc_cliFreeNames(names, nstate);
         return ALC_EXIT_USAGE;
     }
     alcRenderContacts contacts;
@@ -284,8 +252,7 @@ int alc_cmdRender(int argc, char** argv) {
             }
         }
     }
-    for (int s = 0; s < nstate; s++) free(names[s]);
-    free(names);
+    alc_cliFreeNames(names, nstate);
     alc_renderFreeContacts(&contacts);
     alci_state_freeTopology(&topo);
     return code;
