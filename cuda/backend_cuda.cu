@@ -552,6 +552,39 @@ size_t opMemory(void* be) {
            alcg_alContact_bytes(&B->AC) + alcg_friction_bytes(&B->F) + alcg_collide_memory(B->C);
 }
 
+alctStatus opGetCarry(void* be, alcmPair* out, int cap, int* npair, double* lastMu,
+                      double* lastDelta) {
+    Backend* B = (Backend*)be;
+    *lastMu = B->lastMu;
+    *lastDelta = B->lastDelta;
+    int np = 0;
+    alcgPair* p = pairs(B, &np);
+    *npair = np;
+    if (!out || np == 0) return ALC_OK;
+    if (np > cap) return ALC_ERR_CAPACITY;
+    return fail(B, alcg_download(&B->s, out, p, sizeof(alcgPair) * (size_t)np));
+}
+
+alctStatus opSetCarry(void* be, const alcmPair* in, int npair, double lastMu, double lastDelta) {
+    Backend* B = (Backend*)be;
+    alcgStream* s = &B->s;
+    alctStatus st = alcg_collide_setPairs(B->C, in, npair, s);
+    // the friction pairs are lagged again by the next step, from these pairs
+    B->nfric = 0;
+    if (st == ALC_OK) st = alcg_friction_incidence(&B->F, NULL, 0, s);
+    if (st == ALC_OK && npair > B->pairCap) {
+        st = sizeForPairs(B, npair);  // rebuilds the incidences too
+    } else if (st == ALC_OK) {
+        int np = 0;
+        alcgPair* p = pairs(B, &np);
+        st = alcg_alContact_incidence(&B->AC, p, np, s);
+    }
+    B->patternDirty = 1;
+    B->lastMu = lastMu;
+    B->lastDelta = lastDelta;
+    return fail(B, st);
+}
+
 // ---- the IPC barrier model: on the reference backend only ----------------------------------
 
 alctStatus ipcUnsupported(void* be) {
@@ -605,6 +638,8 @@ const alciBackendOps kCudaOps = {"cuda",
                                  opContacts,
                                  opNactive,
                                  opMemory,
+                                 opGetCarry,
+                                 opSetCarry,
                                  opIpcVoid,
                                  opIpcVoid,
                                  opIpcConstraints,

@@ -130,6 +130,8 @@ int alci_frictionOn(const alcModel* m);
 /// contact push-out can do, and raises ALC_WARN_ENERGY_GAIN (alcStepStat.energyGain) on a gain
 /// beyond it. No-ops when memory for the copies is missing.
 void alci_energy_begin(alcSim* sim, const alcData* d);
+/// Doubles per vertex in alcSim.energyBuf (its layout is in host/energy_check.c).
+#define ALCI_ENERGY_BUFN 14
 void alci_energy_end(alcSim* sim, alcData* d);
 
 /// alc_compileSpec, and when the initial state intersects, the spec (= model) indices of the

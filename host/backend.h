@@ -9,6 +9,8 @@
 #ifndef ALC_HOST_BACKEND_H_
 #define ALC_HOST_BACKEND_H_
 
+#include "hd/alcm_pairstate.h"
+
 #include "alc/alc_types.h"
 
 /// Inputs of a step (host memory).
@@ -42,11 +44,11 @@ typedef struct alciAssembleOut_ {
 
 /// Result of solve.
 typedef struct alciSolveOut_ {
-    int iters;      // CG iterations
-    int converged;  // 1 if the relative tolerance was reached
-    double pInf;    // ||P||_inf (m)
-    double gDotP;   // G . P: the predicted first-order change of L along P
-    int direct;     // 1 if P came from a Cholesky factorization (linear solver direct/auto)
+    int iters;          // CG iterations
+    int converged;      // 1 if the relative tolerance was reached
+    double pInf;        // ||P||_inf (m)
+    double gDotP;       // G . P: the predicted first-order change of L along P
+    int direct;         // 1 if P came from a Cholesky factorization (linear solver direct/auto)
     long directFailed;  // the factorization's failing 1-based scalar column (PCG then solved
                         // the system), 0 when it did not fail or was not tried
 } alciSolveOut;
@@ -115,6 +117,17 @@ typedef struct alciBackendOps_ {
     int (*nactive)(void* be);
     /// Peak memory held by the backend (bytes).
     size_t (*memory)(void* be);
+    /// The contact state carried from one step to the next, for checkpoints
+    /// (host/checkpoint.c): the active set in key order with its multipliers, decay factors
+    /// and last linearization, and the mu and delta the next step lags friction with. With
+    /// pairs NULL only *npair is written; otherwise at most cap pairs (ALC_ERR_CAPACITY when
+    /// there are more).
+    alctStatus (*getCarry)(void* be, alcmPair* pairs, int cap, int* npair, double* lastMu,
+                           double* lastDelta);
+    /// Replace that state (strictly ascending keys, vertices in range: checked by the caller),
+    /// growing the pair buffers when needed; friction pairs are lagged again by the next step.
+    alctStatus (*setCarry)(void* be, const alcmPair* pairs, int npair, double lastMu,
+                           double lastDelta);
 
     // ---- the IPC barrier model (host/step_ipc.c); XHAT is its intersection-free iterate ----
     /// XHAT := X with the kinematic vertices at their targets (for a CCD-bounded advance).

@@ -1,9 +1,10 @@
 // The run's contact log: pairs and per-body forces, one CSV (contact_log.h).
 #include "contact_log.h"
 
-#include "alc/alc.h"
 #include "alc_internal.h"
 #include "io_atomic.h"
+
+#include "alc/alc.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -14,6 +15,11 @@ static const char kHeader[] =
     "friction_x,friction_y,friction_z,lambda,gamma,body,name,fx,fy,fz\n";
 
 alctStatus alci_contactLog_open(alciContactLog* log, const char* path, char* err, int errsz) {
+    return alci_contactLog_openMode(log, path, 0, err, errsz);
+}
+
+alctStatus alci_contactLog_openMode(alciContactLog* log, const char* path, int append, char* err,
+                                    int errsz) {
     if (!log || !path || !path[0]) {
         alci_file_setError(err, errsz, "contact log: NULL path");
         return ALC_ERR_INVALID_ARG;
@@ -24,8 +30,8 @@ alctStatus alci_contactLog_open(alciContactLog* log, const char* path, char* err
         alci_file_setError(err, errsz, "%s: out of memory", path);
         return ALC_ERR_NOMEM;
     }
-    log->fp = fopen(path, "w");
-    if (!log->fp || fputs(kHeader, log->fp) < 0 || fflush(log->fp) != 0) {
+    log->fp = fopen(path, append ? "a" : "w");
+    if (!log->fp || (!append && fputs(kHeader, log->fp) < 0) || fflush(log->fp) != 0) {
         alci_file_setError(err, errsz, "cannot create %s: %s", path, strerror(errno ? errno : EIO));
         if (log->fp) fclose(log->fp);
         free(log->path);
@@ -61,10 +67,10 @@ alctStatus alci_contactLog_write(alciContactLog* log, const alcModel* m, long st
         fprintf(log->fp,
                 "%ld,%s,pair,%s,%d,%d,%d,%d,%d,%d,%.17g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,"
                 "%.9g,,,,,\n",
-                step, t, k->type == 0 ? "pt" : "ee", k->vert[0], k->vert[1], k->vert[2],
-                k->vert[3], k->body[0], k->body[1], k->distance, k->normal[0], k->normal[1],
-                k->normal[2], k->normalForce, k->frictionForce[0], k->frictionForce[1],
-                k->frictionForce[2], k->lambda, k->gamma);
+                step, t, k->type == 0 ? "pt" : "ee", k->vert[0], k->vert[1], k->vert[2], k->vert[3],
+                k->body[0], k->body[1], k->distance, k->normal[0], k->normal[1], k->normal[2],
+                k->normalForce, k->frictionForce[0], k->frictionForce[1], k->frictionForce[2],
+                k->lambda, k->gamma);
     }
     for (int b = 0; b < m->nbody; b++) {
         fprintf(log->fp, "%ld,%s,body,,,,,,,,,,,,,,,,,,%d,", step, t, b);

@@ -29,6 +29,11 @@ typedef struct alciContactLog_ {
 /// Nullable: err
 alctStatus alci_contactLog_open(alciContactLog* log, const char* path, char* err, int errsz);
 
+/// alci_contactLog_open, or with append set: append to path (created if missing) without the
+/// header, for a resumed run.
+alctStatus alci_contactLog_openMode(alciContactLog* log, const char* path, int append, char* err,
+                                    int errsz);
+
 /// Append the rows of one frame (n pairs, then m->nbody bodies) and flush.
 /// @param[in] bodyForce  per-body total contact force (m->nbody x 3), N
 /// @return ALC_OK, ALC_ERR_INVALID_ARG (closed log, NULL arrays), ALC_ERR_IO (log->error).

@@ -108,19 +108,18 @@ static double dist3(const double* a, const double* b) {
 
 // buffer layout (doubles): x^t, last x, last v, force scratch (3 nvert each), then
 // |grad_k E_el| at x^t and at the last end state (nvert each)
-#define XT(s, n)    ((s)->energyBuf)
-#define XL(s, n)    ((s)->energyBuf + 3 * (size_t)(n))
-#define VL(s, n)    ((s)->energyBuf + 6 * (size_t)(n))
-#define GS(s, n)    ((s)->energyBuf + 9 * (size_t)(n))
-#define FB(s, n)    ((s)->energyBuf + 12 * (size_t)(n))
-#define FL(s, n)    ((s)->energyBuf + 13 * (size_t)(n))
-#define ENERGY_BUFN 14
+#define XT(s, n) ((s)->energyBuf)
+#define XL(s, n) ((s)->energyBuf + 3 * (size_t)(n))
+#define VL(s, n) ((s)->energyBuf + 6 * (size_t)(n))
+#define GS(s, n) ((s)->energyBuf + 9 * (size_t)(n))
+#define FB(s, n) ((s)->energyBuf + 12 * (size_t)(n))
+#define FL(s, n) ((s)->energyBuf + 13 * (size_t)(n))
 
 void alci_energy_begin(alcSim* sim, const alcData* d) {
     const alcModel* m = sim->m;
     int n = m->nvert;
     if (!sim->energyBuf) {
-        sim->energyBuf = (double*)malloc(sizeof(double) * ENERGY_BUFN * (size_t)n);
+        sim->energyBuf = (double*)malloc(sizeof(double) * ALCI_ENERGY_BUFN * (size_t)n);
         sim->energyInit = 0;
         if (!sim->energyBuf) return;
     }

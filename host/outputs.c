@@ -7,6 +7,7 @@
 #include "contact_log.h"
 #include "frame_writer.h"
 #include "io_atomic.h"
+#include "log_trim.h"
 #include "state_io.h"
 #include "stats_writer.h"
 
@@ -26,8 +27,8 @@ static int matches(const alcModel* m, const alcData* d) {
     return m && d && d->nvert == m->nvert && d->nbody == m->nbody && d->x;
 }
 
-alctStatus alc_writeFrame(const alcModel* model, const alcData* data, int format,
-                          const char* path, char* err, int errsz) {
+alctStatus alc_writeFrame(const alcModel* model, const alcData* data, int format, const char* path,
+                          char* err, int errsz) {
     if (!matches(model, data) || !path) {
         alci_file_setError(err, errsz, "alc_writeFrame: NULL argument or model and data differ");
         return ALC_ERR_INVALID_ARG;
@@ -84,6 +85,28 @@ alctStatus alc_statsOpen(const char* path, int json, alcStatsFile** file, char* 
     return st;
 }
 
+alctStatus alc_statsResume(const char* path, int json, long step, alcStatsFile** file, char* err,
+                           int errsz) {
+    if (!file || !path || step < 0) {
+        alci_file_setError(err, errsz, "alc_statsResume: NULL argument or negative step");
+        return ALC_ERR_INVALID_ARG;
+    }
+    *file = NULL;
+    alctStatus st = alci_log_trim(path, step, !json, json, err, errsz);
+    if (st != ALC_OK) return st;
+    *file = (alcStatsFile*)calloc(1, sizeof **file);
+    if (!*file) {
+        alci_file_setError(err, errsz, "%s: out of memory", path);
+        return ALC_ERR_NOMEM;
+    }
+    st = alci_stats_openAppend(&(*file)->s, path, json, err, errsz);
+    if (st != ALC_OK) {
+        free(*file);
+        *file = NULL;
+    }
+    return st;
+}
+
 alctStatus alc_statsWrite(alcStatsFile* file, const alcData* data, char* err, int errsz) {
     if (!file || !data) return ALC_ERR_INVALID_ARG;
     alctStatus st = alci_stats_write(&file->s, data->step, data->time, &data->stat);
@@ -106,6 +129,28 @@ alctStatus alc_contactLogOpen(const char* path, alcContactLog** log, char* err, 
         return ALC_ERR_NOMEM;
     }
     alctStatus st = alci_contactLog_open(&(*log)->log, path, err, errsz);
+    if (st != ALC_OK) {
+        free(*log);
+        *log = NULL;
+    }
+    return st;
+}
+
+alctStatus alc_contactLogResume(const char* path, long step, alcContactLog** log, char* err,
+                                int errsz) {
+    if (!log || !path || step < 0) {
+        alci_file_setError(err, errsz, "alc_contactLogResume: NULL argument or negative step");
+        return ALC_ERR_INVALID_ARG;
+    }
+    *log = NULL;
+    alctStatus st = alci_log_trim(path, step, 1, 0, err, errsz);
+    if (st != ALC_OK) return st;
+    *log = (alcContactLog*)calloc(1, sizeof **log);
+    if (!*log) {
+        alci_file_setError(err, errsz, "%s: out of memory", path);
+        return ALC_ERR_NOMEM;
+    }
+    st = alci_contactLog_openMode(&(*log)->log, path, 1, err, errsz);
     if (st != ALC_OK) {
         free(*log);
         *log = NULL;

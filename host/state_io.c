@@ -60,8 +60,7 @@ static int32_t getI32(const unsigned char* p) {
     return (int32_t)getU32(p);
 }
 
-// CRC-32 of a buffer of any length (zlib's crc32 takes 32-bit lengths)
-static uint32_t crcOf(const unsigned char* p, size_t n) {
+uint32_t alci_state_crc32(const unsigned char* p, size_t n) {
     uLong crc = crc32(0L, Z_NULL, 0);
     while (n > 0) {
         uInt chunk = n > (1u << 30) ? (1u << 30) : (uInt)n;
@@ -72,9 +71,8 @@ static uint32_t crcOf(const unsigned char* p, size_t n) {
     return (uint32_t)crc;
 }
 
-// read a whole regular file into a malloc'ed buffer
-static alctStatus readFile(const char* path, unsigned char** data, size_t* n, char* err,
-                           int errsz) {
+alctStatus alci_state_readFile(const char* path, unsigned char** data, size_t* n, char* err,
+                               int errsz) {
     *data = NULL;
     *n = 0;
     FILE* fp = fopen(path, "rb");
@@ -304,7 +302,7 @@ static alctStatus writeTopology(const char* path, const alcModel* m, alciTopolog
         memcpy(p + 4, name, len);
         p += 4 + len;
     }
-    putU32(p, crcOf(buf, n - 4));
+    putU32(p, alci_state_crc32(buf, n - 4));
 
     alciFile f;
     alctStatus st = alci_file_open(&f, path, err, errsz);
@@ -395,7 +393,7 @@ alctStatus alci_state_readTopology(const char* path, alciTopology* out, char* er
     memset(out, 0, sizeof *out);
     unsigned char* d;
     size_t n;
-    alctStatus st = readFile(path, &d, &n, err, errsz);
+    alctStatus st = alci_state_readFile(path, &d, &n, err, errsz);
     if (st) return st;
 
     // magic and sizes, before allocating anything they imply
@@ -437,7 +435,7 @@ alctStatus alci_state_readTopology(const char* path, alciTopology* out, char* er
     }
 
     // checksum, then contents
-    if (getU32(d + n - 4) != crcOf(d, n - 4)) {
+    if (getU32(d + n - 4) != alci_state_crc32(d, n - 4)) {
         alci_file_setError(err, errsz, "%s: CRC mismatch: the file is corrupt", path);
         goto fail;
     }
@@ -499,7 +497,7 @@ alctStatus alci_state_write(const char* path, long step, double time, int nvert,
     putU32(buf + 28, v ? 1u : 0u);
     putU64(buf + 32, (uint64_t)clen);
     size_t n = STATE_HEADER + (size_t)clen;
-    putU32(buf + n, crcOf(buf, n));
+    putU32(buf + n, alci_state_crc32(buf, n));
 
     alciFile f;
     alctStatus st = alci_file_open(&f, path, err, errsz);
@@ -549,7 +547,7 @@ static alctStatus inflateState(const char* path, const unsigned char* d, size_t 
     }
 
     // checksum, then inflate to exactly the expected length
-    if (getU32(d + n - 4) != crcOf(d, n - 4)) {
+    if (getU32(d + n - 4) != alci_state_crc32(d, n - 4)) {
         alci_file_setError(err, errsz, "%s: CRC mismatch: the file is corrupt", path);
         return ALC_ERR_IO;
     }
@@ -584,7 +582,7 @@ alctStatus alci_state_read(const char* path, long* step, double* time, int* nver
     *v = NULL;
     unsigned char* d;
     size_t n;
-    alctStatus st = readFile(path, &d, &n, err, errsz);
+    alctStatus st = alci_state_readFile(path, &d, &n, err, errsz);
     if (st) return st;
     unsigned char* raw;
     size_t nraw;

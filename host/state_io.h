@@ -31,6 +31,17 @@
 /// Largest count accepted by the readers for any size field (vertices, tets, ...): 2^28.
 #define ALCI_STATE_MAXCOUNT (1 << 28)
 
+/// CRC-32 (zlib's) of a buffer of any length.
+uint32_t alci_state_crc32(const unsigned char* p, size_t n);
+
+/// Read a whole regular file into a malloc'ed buffer (one spare byte past *n).
+/// @param[out] data  owned by the caller (free)
+/// @param[out] err   "cannot open <path>: <strerror>" and the like
+/// @return ALC_OK, ALC_ERR_IO, ALC_ERR_NOMEM.
+/// Nullable: err
+alctStatus alci_state_readFile(const char* path, unsigned char** data, size_t* n, char* err,
+                               int errsz);
+
 /// The mesh connectivity saved with a run; every array is malloc'ed and owned by the struct
 /// (alci_state_freeTopology). Fields mirror alcModel.
 typedef struct alciTopology_ {

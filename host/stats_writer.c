@@ -78,7 +78,19 @@ static alctStatus failIo(alciStats* s, const char* what, int e) {
     return ALC_ERR_IO;
 }
 
+static alctStatus openMode(alciStats* s, const char* path, int json, int append, char* err,
+                           int errsz);
+
 alctStatus alci_stats_open(alciStats* s, const char* path, int json, char* err, int errsz) {
+    return openMode(s, path, json, 0, err, errsz);
+}
+
+alctStatus alci_stats_openAppend(alciStats* s, const char* path, int json, char* err, int errsz) {
+    return openMode(s, path, json, 1, err, errsz);
+}
+
+static alctStatus openMode(alciStats* s, const char* path, int json, int append, char* err,
+                           int errsz) {
     if (!s || !path || !path[0]) {
         alci_file_setError(err, errsz, "alci_stats_open: NULL stream or path");
         return ALC_ERR_INVALID_ARG;
@@ -93,8 +105,8 @@ alctStatus alci_stats_open(alciStats* s, const char* path, int json, char* err, 
     memcpy(s->path, path, len);
     s->json = json != 0;
 
-    // truncate any earlier file: one run, one statistics file
-    s->fp = fopen(path, "w");
+    // truncate any earlier file (one run, one statistics file), or append to a resumed one
+    s->fp = fopen(path, append ? "a" : "w");
     if (!s->fp) {
         alci_file_setError(err, errsz, "cannot create %s: %s", path, strerror(errno));
         free(s->path);
@@ -103,7 +115,7 @@ alctStatus alci_stats_open(alciStats* s, const char* path, int json, char* err, 
     }
 
     // CSV header from the same column list as the rows
-    if (!s->json) {
+    if (!s->json && !append) {
         alcStepStat zero;
         memset(&zero, 0, sizeof zero);
         Field f[NFIELD];

@@ -31,6 +31,9 @@ typedef struct alciStats_ {
 /// Nullable: err
 alctStatus alci_stats_open(alciStats* s, const char* path, int json, char* err, int errsz);
 
+/// alci_stats_open for a resumed run: append to path (created if missing) without a header.
+alctStatus alci_stats_openAppend(alciStats* s, const char* path, int json, char* err, int errsz);
+
 /// Append and flush one row.
 /// @return ALC_OK, ALC_ERR_INVALID_ARG (not open, st NULL), ALC_ERR_IO (message in s->error).
 alctStatus alci_stats_write(alciStats* s, long step, double time, const alcStepStat* st);

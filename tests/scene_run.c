@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int openRun(Run* r, const char* scene, const char* const* names, const double* values,
             int contact) {
@@ -76,4 +77,156 @@ void bodyCentre(const Run* r, int b, double c[3]) {
     int a = m->body_vertadr[b], n = m->body_vertnum[b];
     for (int i = a; i < a + n; i++)
         for (int k = 0; k < 3; k++) c[k] += r->d->x[3 * i + k] / n;
+}
+
+// ---- checkpoints -------------------------------------------------------------------------
+
+int runEndOf(RunEnd* e, const Run* r) {
+    size_t b = sizeof(double) * 3 * (size_t)r->m->nvert;
+    e->x = (double*)malloc(b);
+    e->v = (double*)malloc(b);
+    const alcContact* c = NULL;
+    if (!e->x || !e->v || alc_getContacts(r->sim, &c, &e->ncontact) != ALC_OK) return 0;
+    e->contacts = (alcContact*)malloc(sizeof(alcContact) * (size_t)(e->ncontact + 1));
+    if (!e->contacts) return 0;
+    memcpy(e->contacts, c, sizeof(alcContact) * (size_t)e->ncontact);
+    memcpy(e->x, r->d->x, b);
+    memcpy(e->v, r->d->v, b);
+    e->time = r->d->time;
+    e->step = r->d->step;
+    e->run = r->d->run;
+    e->stat = r->d->stat;
+    return 1;
+}
+
+void runEndFree(RunEnd* e) {
+    free(e->x);
+    free(e->v);
+    free(e->contacts);
+}
+
+/// Everything but the timers equal, bit for bit; prints the first difference.
+int runEndSame(const RunEnd* a, const RunEnd* b, int nvert, const char* what) {
+    size_t n = 3 * (size_t)nvert;
+    for (size_t i = 0; i < n; i++) {
+        if (memcmp(&a->x[i], &b->x[i], sizeof(double)) ||
+            memcmp(&a->v[i], &b->v[i], sizeof(double))) {
+            fprintf(stderr, "  %s: x[%zu] %.17g vs %.17g, v %.17g vs %.17g\n", what, i, a->x[i],
+                    b->x[i], a->v[i], b->v[i]);
+            return 0;
+        }
+    }
+    if (a->time != b->time || a->step != b->step) {
+        fprintf(stderr, "  %s: time %.17g vs %.17g, step %ld vs %ld\n", what, a->time, b->time,
+                a->step, b->step);
+        return 0;
+    }
+    alcRunStat ra = a->run, rb = b->run;
+    alcStepStat sa = a->stat, sb = b->stat;
+    memset(ra.time, 0, sizeof ra.time);
+    memset(rb.time, 0, sizeof rb.time);
+    memset(sa.time, 0, sizeof sa.time);
+    memset(sb.time, 0, sizeof sb.time);
+    ra.timeMax = rb.timeMax = 0;
+    if (ra.steps != rb.steps || ra.outer != rb.outer || ra.newton != rb.newton ||
+        ra.cgTotal != rb.cgTotal || ra.contactsSum != rb.contactsSum ||
+        ra.alphaSum != rb.alphaSum || ra.capped != rb.capped) {
+        fprintf(stderr, "  %s: run statistics differ (newton %ld vs %ld, cg %ld vs %ld)\n", what,
+                ra.newton, rb.newton, ra.cgTotal, rb.cgTotal);
+        return 0;
+    }
+    if (sa.newton != sb.newton || sa.cgTotal != sb.cgTotal || sa.mu != sb.mu ||
+        sa.energyGain != sb.energyGain || sa.alphaSum != sb.alphaSum) {
+        fprintf(stderr,
+                "  %s: last step's statistics differ (newton %d vs %d, mu %.17g vs %.17g)\n", what,
+                sa.newton, sb.newton, sa.mu, sb.mu);
+        return 0;
+    }
+    if (a->ncontact != b->ncontact) {
+        fprintf(stderr, "  %s: %d contacts vs %d\n", what, a->ncontact, b->ncontact);
+        return 0;
+    }
+    for (int c = 0; c < a->ncontact; c++) {
+        const alcContact* p = &a->contacts[c];
+        const alcContact* q = &b->contacts[c];
+        if (memcmp(p->vert, q->vert, sizeof p->vert) || p->lambda != q->lambda ||
+            p->normalForce != q->normalForce ||
+            memcmp(p->frictionForce, q->frictionForce, sizeof p->frictionForce)) {
+            fprintf(stderr, "  %s: contact %d differs (lambda %.17g vs %.17g)\n", what, c,
+                    p->lambda, q->lambda);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int stepsNoCheck(Run* r, int n) {
+    for (int i = 0; i < n; i++) {
+        alctStatus st = alc_step(r->sim, r->d);
+        if (st != ALC_OK) {
+            fprintf(stderr, "  step %ld: %s: %s\n", r->d->step + 1, alcu_statusString(st),
+                    alc_lastError(r->sim));
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int runCheckpointRoundTrip(const char* scene, int contact, int at, int total, int backend) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/scenes/%s.yaml", alct_rootDir(), scene);
+    Run a;
+    if (!openRunOn(&a, path, NULL, NULL, contact, backend)) return -1;
+    int ok = stepsNoCheck(&a, at);
+    size_t need = 0;
+    ok = ok && alc_checkpointSize(a.sim, a.d, &need) == ALC_OK && need > 0;
+    unsigned char* mem = ok ? (unsigned char*)malloc(need) : NULL;
+    size_t got = 0;
+    ok = ok && mem && alc_saveCheckpoint(a.sim, a.d, mem, need, &got) == ALC_OK && got == need;
+    char file[1100];
+    snprintf(file, sizeof file, "/tmp/alc_ckpt_%d_%s_%d_%d.alck", (int)getpid(), scene, contact,
+             backend);
+    ok = ok && alc_saveCheckpointFile(a.sim, a.d, file) == ALC_OK;
+    if (!ok) fprintf(stderr, "  %s: saving failed: %s\n", scene, alc_lastError(a.sim));
+    RunEnd ref = {0};
+    ok = ok && stepsNoCheck(&a, total - at) && runEndOf(&ref, &a);
+    // a contact-rich checkpoint: the active set was not empty (the IPC model reports no AL
+    // pairs and carries no contact state between steps)
+    const alcContact* c = NULL;
+    int nc = 0;
+    alc_getContacts(a.sim, &c, &nc);
+    if (ok && nc == 0 && contact != ALC_CONTACT_IPC) {
+        fprintf(stderr, "  %s: no contacts at the end (the test needs a contact-rich scene)\n",
+                scene);
+        ok = 0;
+    }
+
+    // from memory into a new sim and data
+    Run b;
+    int okb = ok && openRunOn(&b, path, NULL, NULL, contact, backend);
+    if (okb && alc_loadCheckpoint(b.sim, b.d, mem, got) != ALC_OK) {
+        fprintf(stderr, "  %s: loading failed: %s\n", scene, alc_lastError(b.sim));
+        okb = 0;
+    }
+    okb = okb && b.d->step == at;
+    RunEnd eb = {0};
+    okb = okb && stepsNoCheck(&b, total - at) && runEndOf(&eb, &b) &&
+          runEndSame(&ref, &eb, a.m->nvert, "memory, new sim");
+
+    // from the file into the first sim, which has run on (an RL-style reset)
+    int oka = ok && alc_loadCheckpointFile(a.sim, a.d, file) == ALC_OK;
+    if (ok && !oka)
+        fprintf(stderr, "  %s: loading the file failed: %s\n", scene, alc_lastError(a.sim));
+    RunEnd ea = {0};
+    oka = oka && a.d->step == at && stepsNoCheck(&a, total - at) && runEndOf(&ea, &a) &&
+          runEndSame(&ref, &ea, a.m->nvert, "file, same sim");
+
+    if (okb) closeRun(&b);
+    closeRun(&a);
+    runEndFree(&ref);
+    runEndFree(&ea);
+    runEndFree(&eb);
+    free(mem);
+    remove(file);
+    return ok && oka && okb;
 }

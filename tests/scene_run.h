@@ -36,4 +36,29 @@ int stepRun(Run* r);
 /// Mean position of body b's vertices.
 void bodyCentre(const Run* r, int b, double c[3]);
 
+/// The end of a run as the checkpoint tests compare it (positions, velocities, time,
+/// statistics, contact report); arrays malloc'ed (runEndFree).
+typedef struct {
+    double* x;
+    double* v;
+    double time;
+    long step;
+    alcRunStat run;
+    alcStepStat stat;
+    int ncontact;
+    alcContact* contacts;
+} RunEnd;
+
+/// Record the end of r; 0 on allocation failure.
+int runEndOf(RunEnd* e, const Run* r);
+/// Free what runEndOf allocated. NULL-safe on the arrays.
+void runEndFree(RunEnd* e);
+/// Everything but the timers equal, bit for bit; prints the first difference (labelled what).
+int runEndSame(const RunEnd* a, const RunEnd* b, int nvert, const char* what);
+/// Run scenes/SCENE for `total` steps on a backend with a checkpoint after `at`; restore it from
+/// memory into a new sim and from a file into the first one (an RL-style reset) and run each to
+/// `total`: 1 when both end bit for bit as the run that never stopped, 0 when not (printed),
+/// -1 when the scene does not open. The AL model's active set must be non-empty at the end.
+int runCheckpointRoundTrip(const char* scene, int contact, int at, int total, int backend);
+
 #endif  // ALC_TESTS_SCENE_RUN_H_

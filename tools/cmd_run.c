@@ -2,9 +2,11 @@
 #include "cli.h"
 #include "io_atomic.h"
 #include "progress.h"
+#include "state_io.h"
 #include "stats_writer.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,7 +82,8 @@ static void runUsage(FILE* out) {
         "  stats.csv (or stats.jsonl)              one line of statistics per step\n"
         "  contacts.csv                            contact pairs and per-body forces at every\n"
         "                                          frame, with step and time (--contacts)\n"
-        "  summary.txt, run.json                   end-of-run summary and run metadata\n"
+        "  summary.txt, run.json, run.args         end-of-run summary and run metadata\n"
+        "  checkpoint.alck                         the state to resume from (--resume)\n"
         "\n"
         "options:\n"
         "  --steps N          number of steps (default: the scene's run.steps)\n"
@@ -102,14 +105,22 @@ static void runUsage(FILE* out) {
         "  --every K          write a frame every K steps (default: the scene's)\n"
         "  --contacts         also write the contact pairs with every frame\n"
         "  --no-states        do not write the exact states (alcove check needs them)\n"
+        "  --resume DIR       continue the run in DIR from its checkpoint, with the options it\n"
+        "                     was started with (options given here are applied after them,\n"
+        "                     e.g. --steps to extend it); without a checkpoint it starts again\n"
+        "  --no-checkpoint    do not write OUTDIR/checkpoint.alck (written with every frame\n"
+        "                     and when the run ends or is interrupted)\n"
         "  --sync             fsync every file (survives power loss; slower)\n"
         "  --quiet            no progress bar and no summary\n"
         "  --verbose, -v      log every solver iteration (alpha, active pairs, mu)\n"
         "  -h, --help         this text\n");
 }
 
-/// Remove files of a previous run that this run will not overwrite (our patterns only).
-static void cleanDir(const char* dir, const char* prefix) {
+/// Remove the files of dir whose names start with prefix (our patterns only): all of them
+/// (files of a previous run that this run will not overwrite) when after < 0, else those whose
+/// prefix is followed by a number above `after` (frames and states written after a checkpoint:
+/// the resumed run writes them again).
+static void removeFiles(const char* dir, const char* prefix, long after) {
     DIR* d = opendir(dir);
     if (!d) return;
     struct dirent* e;
@@ -117,6 +128,11 @@ static void cleanDir(const char* dir, const char* prefix) {
     size_t np = strlen(prefix);
     while ((e = readdir(d))) {
         if (strncmp(e->d_name, prefix, np) != 0) continue;
+        if (after >= 0) {
+            char* end = NULL;
+            long idx = strtol(e->d_name + np, &end, 10);
+            if (end == e->d_name + np || idx <= after) continue;
+        }
         snprintf(path, sizeof path, "%.3500s/%.500s", dir, e->d_name);
         unlink(path);
     }
@@ -193,8 +209,142 @@ static int writeFrame(Writer* w, alcSim* sim, const alcData* d, long idx) {
     return 1;
 }
 
+// ---- resuming a run -----------------------------------------------------------------------
+
+/// Write OUTDIR/run.args: the run's arguments after "run", each followed by a NUL byte (any
+/// character survives), with the scene as an absolute path so that --resume works from any
+/// folder.
+static int writeRunArgs(const char* out, int argc, char** argv, const char* scene) {
+    char path[4096], err[1024], real[4096];
+    snprintf(path, sizeof path, "%s/run.args", out);
+    alciFile f;
+    if (alci_file_open(&f, path, err, sizeof err) != ALC_OK) {
+        fprintf(stderr, "alcove: %s\n", err);
+        return 0;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char* a = argv[i];
+        if (a == scene && realpath(scene, real)) a = real;
+        alci_file_write(&f, a, strlen(a) + 1);
+    }
+    if (alci_file_commit(&f, err, sizeof err) != ALC_OK) {
+        fprintf(stderr, "alcove: %s\n", err);
+        return 0;
+    }
+    return 1;
+}
+
+/// The arguments of the run in dir followed by this command's own (less --resume DIR), as a
+/// new argv (argv[0] = "run"); the strings live in *store. NULL (with the reason printed) when
+/// dir has no run.args.
+static char** resumeArgs(const char* dir, int argc, char** argv, int* nargc, char** store) {
+    char path[4096], err[1024];
+    snprintf(path, sizeof path, "%s/run.args", dir);
+    unsigned char* data = NULL;
+    size_t n = 0;
+    if (alci_state_readFile(path, &data, &n, err, sizeof err) != ALC_OK) {
+        fprintf(stderr, "alcove run --resume: %s (is %s the output folder of an alcove run?)\n",
+                err, dir);
+        return NULL;
+    }
+    int count = 0;
+    for (size_t i = 0; i < n; i++) count += data[i] == 0;
+    char** out = (char**)calloc((size_t)(count + argc + 1), sizeof(char*));
+    if (!out) {
+        free(data);
+        return NULL;
+    }
+    int k = 0;
+    out[k++] = argv[0];
+    for (size_t i = 0; i < n;) {
+        out[k++] = (char*)data + i;
+        i += strlen((char*)data + i) + 1;
+    }
+    if (n > 0 && data[n - 1] != 0) {  // a torn file: its last argument is incomplete
+        fprintf(stderr, "alcove run --resume: %s is incomplete\n", path);
+        free(data);
+        free(out);
+        return NULL;
+    }
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--resume")) {
+            i++;
+            continue;
+        }
+        if (!strncmp(argv[i], "--resume=", 9)) continue;
+        out[k++] = argv[i];
+    }
+    *nargc = k;
+    *store = (char*)data;
+    return out;
+}
+
+/// Times of steps 0..step from the statistics file (CSV rows "step,time,..." or JSON lines
+/// with "step" and "time"); steps without a row stay NaN. Step 0 is the initial time t0.
+static void loadStepTimes(const char* path, int json, long step, double t0, double* times) {
+    for (long i = 0; i <= step; i++) times[i] = NAN;
+    times[0] = t0;
+    FILE* fp = fopen(path, "r");
+    if (!fp) return;
+    char line[8192];
+    while (fgets(line, sizeof line, fp)) {
+        const char* ps = line;
+        const char* pt = NULL;
+        if (json) {
+            ps = strstr(line, "\"step\":");
+            pt = strstr(line, "\"time\":");
+            if (!ps || !pt) continue;
+            ps += 7;
+            pt += 7;
+        }
+        char* e = NULL;
+        long k = strtol(ps, &e, 10);
+        if (e == ps || k < 0 || k > step) continue;
+        if (!json) {
+            if (*e != ',') continue;
+            pt = e + 1;
+        }
+        char* e2 = NULL;
+        double t = strtod(pt, &e2);
+        if (e2 != pt) times[k] = t;
+    }
+    fclose(fp);
+}
+
+/// The frame index of a resumed run: the frames at steps 0..step found on disk, with their
+/// times from the statistics.
+static int resumeFrames(Writer* w, long step, const double* times) {
+    const char* ext = w->format == ALC_FRAMES_VTU ? "vtu" : "ply";
+    char rel[256], path[4096];
+    for (long i = 0; i <= step; i++) {
+        snprintf(rel, sizeof rel, "frames/frame_%06ld.%s", i, ext);
+        snprintf(path, sizeof path, "%s/%s", w->out, rel);
+        if (isnan(times[i]) || access(path, R_OK) != 0) continue;
+        if (w->nframe >= w->capframe) {
+            int cap = w->capframe ? 2 * w->capframe : 64;
+            char** f = (char**)realloc(w->files, sizeof(char*) * (size_t)cap);
+            if (f) w->files = f;
+            double* t = f ? (double*)realloc(w->times, sizeof(double) * (size_t)cap) : NULL;
+            if (!f || !t) return 0;
+            w->times = t;
+            w->capframe = cap;
+        }
+        w->files[w->nframe] = strdup(rel);
+        if (!w->files[w->nframe]) return 0;
+        w->times[w->nframe++] = times[i];
+    }
+    return 1;
+}
+
+/// OUTDIR/checkpoint.alck of the current step; 0 with the reason printed.
+static int saveCheckpoint(alcSim* sim, const alcData* d, const char* path) {
+    if (alc_saveCheckpointFile(sim, d, path) == ALC_OK) return 1;
+    fprintf(stderr, "\nalcove: %s\n", alc_lastError(sim));
+    return 0;
+}
+
 static int writeRunJson(const char* out, const alcCliScene* s, const alcModel* m, alcSim* sim,
-                        int steps, int argc, char** argv) {
+                        int steps, long resumedAt, int argc, char** argv) {
     char path[4096], err[1024];
     snprintf(path, sizeof path, "%s/run.json", out);
     alciFile f;
@@ -214,8 +364,21 @@ static int writeRunJson(const char* out, const alcCliScene* s, const alcModel* m
     alci_file_printf(
         &f, " \"vertices\": %d, \"tetrahedra\": %d, \"surface_triangles\": %d, \"bodies\": %d,\n",
         m->nvert, m->ntet, m->ntri, m->nbody);
+    if (resumedAt >= 0) alci_file_printf(&f, " \"resumed_at_step\": %ld,\n", resumedAt);
     alci_file_printf(&f, " \"command\": [");
-    for (int i = 0; i < argc; i++) alci_file_printf(&f, "%s\"%s\"", i ? ", " : "", argv[i]);
+    for (int i = 0; i < argc; i++) {
+        // a JSON string: quotes, backslashes and control characters escaped
+        alci_file_printf(&f, "%s\"", i ? ", " : "");
+        for (const unsigned char* c = (const unsigned char*)argv[i]; *c; c++) {
+            if (*c == '"' || *c == '\\')
+                alci_file_printf(&f, "\\%c", *c);
+            else if (*c < 0x20)
+                alci_file_printf(&f, "\\u%04x", *c);
+            else
+                alci_file_printf(&f, "%c", *c);
+        }
+        alci_file_printf(&f, "\"");
+    }
     alci_file_printf(&f, "]}\n");
     if (alci_file_commit(&f, err, sizeof err) != ALC_OK) {
         fprintf(stderr, "alcove: %s\n", err);
@@ -224,11 +387,40 @@ static int writeRunJson(const char* out, const alcCliScene* s, const alcModel* m
     return 1;
 }
 
+static int runMain(int argc, char** argv, const char* resume);
+
 int alc_cmdRun(int argc, char** argv) {
+    const char* resume = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--resume")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "alcove run: --resume expects the output folder of a run\n");
+                return ALC_EXIT_USAGE;
+            }
+            resume = argv[++i];
+        } else if (!strncmp(argv[i], "--resume=", 9)) {
+            resume = argv[i] + 9;
+        }
+    }
+    if (!resume) return runMain(argc, argv, NULL);
+    if (!outputPathOk(resume)) return ALC_EXIT_USAGE;
+    int n = 0;
+    char* store = NULL;
+    char** args = resumeArgs(resume, argc, argv, &n, &store);
+    if (!args) return ALC_EXIT_USAGE;
+    int code = runMain(n, args, resume);
+    free(args);
+    free(store);
+    return code;
+}
+
+/// alcove run; with resume, the run in that folder continued from its checkpoint.
+static int runMain(int argc, char** argv, const char* resume) {
     alcCliScene s;
     alc_cliSceneInit(&s);
     const char* out = NULL;
     int frames = -1, every = -1, contacts = 0, noStates = 0, quiet = 0, verbose = 0;
+    int checkpoints = 1;
     for (int i = 1; i < argc; i++) {
         int r = alc_cliSceneOption(&s, argc, argv, &i);
         if (r < 0) return ALC_EXIT_USAGE;
@@ -263,6 +455,8 @@ int alc_cmdRun(int argc, char** argv) {
             setenv("ALC_SYNC", "1", 1);
         } else if (!strcmp(a, "--no-states")) {
             noStates = 1;
+        } else if (!strcmp(a, "--no-checkpoint")) {
+            checkpoints = 0;
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             quiet = 1;
         } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
@@ -299,7 +493,9 @@ int alc_cmdRun(int argc, char** argv) {
     w.contacts = contacts || m->run.writeContacts;
     int frameEvery = every >= 0 ? every : m->run.frameEvery;
     char outDir[3000];
-    if (out)
+    if (resume)
+        snprintf(outDir, sizeof outDir, "%s", resume);
+    else if (out)
         snprintf(outDir, sizeof outDir, "%s", out);
     else if (m->run.outDirAdr >= 0)
         snprintf(outDir, sizeof outDir, "%s", m->names + m->run.outDirAdr);
@@ -308,8 +504,16 @@ int alc_cmdRun(int argc, char** argv) {
     w.out = outDir;
 
     // output folders; files of an earlier run that this one would not overwrite go away
-    char path[4096], err[1024];
+    char path[4096], err[1024], ckptPath[4096];
     int code = ALC_EXIT_OK;
+    snprintf(ckptPath, sizeof ckptPath, "%s/checkpoint.alck", outDir);
+    if (resume && access(ckptPath, R_OK) != 0) {
+        fprintf(stderr,
+                "alcove: %s has no checkpoint (the run stopped before its first frame): "
+                "starting it again from step 0\n",
+                outDir);
+        resume = NULL;
+    }
     if (alci_mkdirs(outDir, err, sizeof err) != ALC_OK) {
         fprintf(stderr, "alcove: %s\n", err);
         alc_deleteModel(m);
@@ -326,8 +530,8 @@ int alc_cmdRun(int argc, char** argv) {
     int want[] = {w.format != ALC_FRAMES_NONE, w.states, 0};
     for (int k = 0; k < 3; k++) {
         snprintf(path, sizeof path, "%s/%s", outDir, sub[k]);
-        cleanDir(path, prefix[k]);
-        if (k == 2) cleanDir(path, "bodies_");  // the per-frame contact files before 0.4
+        if (!resume) removeFiles(path, prefix[k], -1);
+        if (k == 2) removeFiles(path, "bodies_", -1);  // the per-frame contact files before 0.4
         if (!want[k]) {
             rmdir(path);  // only when empty: nothing of the user's is touched
             continue;
@@ -338,13 +542,15 @@ int alc_cmdRun(int argc, char** argv) {
             return ALC_EXIT_FAIL;
         }
     }
-    const char* stale[] = {"frames.pvd", "frames.ply.series", "contacts.csv", "topology.alct"};
-    int keep[] = {w.format == ALC_FRAMES_VTU, w.format == ALC_FRAMES_PLY, w.contacts, w.states};
-    for (int k = 0; k < 4; k++) {
+    const char* stale[] = {"frames.pvd", "frames.ply.series", "contacts.csv", "topology.alct",
+                           "checkpoint.alck"};
+    int keep[] = {w.format == ALC_FRAMES_VTU, w.format == ALC_FRAMES_PLY, w.contacts, w.states,
+                  resume != NULL};
+    for (int k = 0; k < 5; k++) {
         snprintf(path, sizeof path, "%s/%s", outDir, stale[k]);
         if (!keep[k]) unlink(path);
     }
-    if (w.contacts) {
+    if (w.contacts && !resume) {
         snprintf(path, sizeof path, "%s/contacts.csv", outDir);
         if (alc_contactLogOpen(path, &w.log, err, sizeof err) != ALC_OK) {
             fprintf(stderr, "alcove: %s\n", err);
@@ -372,6 +578,38 @@ int alc_cmdRun(int argc, char** argv) {
         return st == ALC_ERR_NO_DEVICE || st == ALC_ERR_UNSUPPORTED ? ALC_EXIT_USAGE
                                                                     : ALC_EXIT_FAIL;
     }
+    // a resumed run: the checkpoint's state, and the files of the steps after it removed
+    long start = 0;
+    if (resume) {
+        st = alc_loadCheckpointFile(sim, d, ckptPath);
+        if (st != ALC_OK) {
+            fprintf(stderr, "alcove: cannot resume: %s\n", alc_lastError(sim));
+            alc_deleteSim(sim);
+            alc_deleteData(d);
+            alc_deleteModel(m);
+            return ALC_EXIT_FAIL;
+        }
+        start = d->step;
+        if (start >= steps) {
+            fprintf(stderr, "alcove: %s is complete (step %ld of %d); nothing to do\n", outDir,
+                    start, steps);
+            alc_deleteSim(sim);
+            alc_deleteData(d);
+            alc_deleteModel(m);
+            return ALC_EXIT_OK;
+        }
+        for (int k = 0; k < 2; k++) {
+            snprintf(path, sizeof path, "%s/%s", outDir, sub[k]);
+            removeFiles(path, prefix[k], start);
+        }
+        if (w.contacts) {
+            snprintf(path, sizeof path, "%s/contacts.csv", outDir);
+            if (alc_contactLogResume(path, start, &w.log, err, sizeof err) != ALC_OK) {
+                fprintf(stderr, "alcove: %s\n", err);
+                code = ALC_EXIT_FAIL;
+            }
+        }
+    }
     const char* backendName = alc_simBackendName(sim);
     if (!quiet) {
         fprintf(stderr,
@@ -380,7 +618,11 @@ int alc_cmdRun(int argc, char** argv) {
                 alc_sceneName(m), m->nvert, m->ntet, m->ntri, m->nbody, steps, m->opt.timestep,
                 backendName, alc_cliContactName(m->opt.contact), outDir);
     }
-    if (!writeRunJson(outDir, &s, m, sim, steps, argc, argv)) code = ALC_EXIT_FAIL;
+    if (resume) fprintf(stderr, "alcove: resumed from the checkpoint at step %ld\n", start);
+    if (code == ALC_EXIT_OK &&
+        !writeRunJson(outDir, &s, m, sim, steps, resume ? start : -1, argc, argv))
+        code = ALC_EXIT_FAIL;
+    if (code == ALC_EXIT_OK && !writeRunArgs(outDir, argc, argv, s.scene)) code = ALC_EXIT_FAIL;
     if (code == ALC_EXIT_OK && w.states) {
         snprintf(path, sizeof path, "%s/topology.alct", outDir);
         if (alc_writeTopology(m, path, err, sizeof err) != ALC_OK) {
@@ -391,18 +633,31 @@ int alc_cmdRun(int argc, char** argv) {
     alcStatsFile* stats = NULL;
     if (code == ALC_EXIT_OK) {
         snprintf(path, sizeof path, "%s/stats.%s", outDir, m->run.statsJson ? "jsonl" : "csv");
-        if (alc_statsOpen(path, m->run.statsJson, &stats, err, sizeof err) != ALC_OK) {
+        st = resume ? alc_statsResume(path, m->run.statsJson, start, &stats, err, sizeof err)
+                    : alc_statsOpen(path, m->run.statsJson, &stats, err, sizeof err);
+        if (st != ALC_OK) {
             fprintf(stderr, "alcove: %s\n", err);
             code = ALC_EXIT_FAIL;
         }
     }
-    if (code == ALC_EXIT_OK && !writeFrame(&w, NULL, d, 0)) code = ALC_EXIT_FAIL;
+    if (code == ALC_EXIT_OK && resume && w.format != ALC_FRAMES_NONE) {
+        // the frame index: the frames of steps 0..start on disk, with their times
+        double* times = (double*)malloc(sizeof(double) * (size_t)(start + 1));
+        if (!times ||
+            !resumeFrames(&w, start,
+                          (loadStepTimes(path, m->run.statsJson, start, 0, times), times))) {
+            fprintf(stderr, "alcove: out of memory\n");
+            code = ALC_EXIT_FAIL;
+        }
+        free(times);
+    }
+    if (code == ALC_EXIT_OK && !resume && !writeFrame(&w, NULL, d, 0)) code = ALC_EXIT_FAIL;
 
     // the loop; Ctrl-C cancels the step in progress, with every file complete
     g_sim = sim;
     alciProgress prog;
     if (!quiet) alci_progress_begin(&prog, stderr, steps, alc_sceneName(m));
-    for (int k = 0; k < steps && code == ALC_EXIT_OK; k++) {
+    for (long k = start; k < steps && code == ALC_EXIT_OK; k++) {
         if (g_stop) {
             code = stopCode();
             break;
@@ -413,7 +668,7 @@ int alc_cmdRun(int argc, char** argv) {
             break;
         }
         if (st != ALC_OK) {
-            fprintf(stderr, "\nalcove: step %d failed: %s\n", k + 1, alc_lastError(sim));
+            fprintf(stderr, "\nalcove: step %ld failed: %s\n", k + 1, alc_lastError(sim));
             code = ALC_EXIT_FAIL;
             break;
         }
@@ -422,20 +677,31 @@ int alc_cmdRun(int argc, char** argv) {
             code = ALC_EXIT_FAIL;
             break;
         }
-        if (frameEvery > 0 && (k + 1) % frameEvery == 0 && !writeFrame(&w, sim, d, d->step)) {
-            code = ALC_EXIT_FAIL;
+        if (frameEvery > 0 && (k + 1) % frameEvery == 0) {
+            if (!writeFrame(&w, sim, d, d->step) ||
+                (checkpoints && !saveCheckpoint(sim, d, ckptPath))) {
+                code = ALC_EXIT_FAIL;
+            }
         }
         if (!quiet) {
             char extra[128];
             snprintf(extra, sizeof extra, "newton %d, contacts %d", d->stat.newton,
                      d->stat.contactsMax);
-            alci_progress_update(&prog, k + 1, extra);
+            alci_progress_update(&prog, (int)(k + 1), extra);
         }
     }
     if (!quiet) alci_progress_end(&prog);
-    if (code == ALC_EXIT_INTERRUPT || code == ALC_EXIT_TERMINATED) {
+    // the checkpoint of the last step of a complete run; an interrupted one keeps that of its
+    // last frame: the cancelled step changed the contact warm start (alc_cancelStep), and a
+    // checkpoint taken now would resume correctly but not bit for bit
+    int stopped = code == ALC_EXIT_INTERRUPT || code == ALC_EXIT_TERMINATED;
+    if (checkpoints && code == ALC_EXIT_OK && d->step > start && !saveCheckpoint(sim, d, ckptPath))
+        code = ALC_EXIT_FAIL;
+    if (stopped) {
         fprintf(stderr, "alcove: %s during step %ld; the output holds steps 0 to %ld\n",
                 g_stop == SIGTERM ? "terminated" : "interrupted", d->step + 1, d->step);
+        if (checkpoints && access(ckptPath, R_OK) == 0)
+            fprintf(stderr, "alcove: continue it with: alcove run --resume %s\n", outDir);
     }
     if (alc_statsClose(stats, err, sizeof err) != ALC_OK) {
         fprintf(stderr, "alcove: %s\n", err);

@@ -349,6 +349,24 @@ static size_t opMemory(void* be) {
     return B->bytes + alcr_bsr_bytes(&B->A) + alcr_direct_bytes(B->direct);
 }
 
+static alctStatus opGetCarry(void* be, alcmPair* pairs, int cap, int* npair, double* lastMu,
+                             double* lastDelta) {
+    alcrBackend* B = (alcrBackend*)be;
+    *lastMu = B->lastMu;
+    *lastDelta = B->lastDelta;
+    return alcr_contact_getCarry(B, pairs, cap, npair);
+}
+
+static alctStatus opSetCarry(void* be, const alcmPair* pairs, int npair, double lastMu,
+                             double lastDelta) {
+    alcrBackend* B = (alcrBackend*)be;
+    alctStatus st = alcr_contact_setCarry(B, pairs, npair);
+    if (st != ALC_OK) return ALC_ERROR(B->sim, st, "out of memory for %d contact pairs", npair);
+    B->lastMu = lastMu;
+    B->lastDelta = lastDelta;
+    return ALC_OK;
+}
+
 static alctStatus opIpcPlaceKinematic(void* be) {
     alcrBackend* B = (alcrBackend*)be;
     for (int v = 0; v < B->n; v++)
@@ -458,6 +476,8 @@ static const alciBackendOps kRefOps = {"ref",
                                        opContacts,
                                        opNactive,
                                        opMemory,
+                                       opGetCarry,
+                                       opSetCarry,
                                        opIpcPlaceKinematic,
                                        opIpcSyncXhat,
                                        opIpcConstraints,

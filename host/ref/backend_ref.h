@@ -70,7 +70,7 @@ typedef struct alcrBackend_ {
     int* srowptr;    // static pattern (n + 1)
     int* scol;       // static pattern columns
     alcrBsr A;
-    double* Minv;  // block-Jacobi (n x 9)
+    double* Minv;        // block-Jacobi (n x 9)
     alcrDirect* direct;  // Cholesky solver (linear solver direct or auto), else NULL
     int patternDirty;
     double* redScratch;  // per-element scratch for deterministic reductions
@@ -177,6 +177,10 @@ alctStatus alcr_contact_make(alcrBackend* B);
 void alcr_contact_free(alcrBackend* B);
 void alcr_contact_reset(alcrBackend* B);
 void alcr_contact_linearize(alcrBackend* B);
+/// Copy the active set out (pairs NULL: count only); ALC_ERR_CAPACITY when cap is short.
+alctStatus alcr_contact_getCarry(alcrBackend* B, alcrPair* pairs, int cap, int* npair);
+/// Replace the active set (growing the buffers), clear the friction pairs, mark the pattern.
+alctStatus alcr_contact_setCarry(alcrBackend* B, const alcrPair* pairs, int npair);
 /// Contact energy sum_i gamma_i phi(c_i) at the positions pos (N doubles).
 double alcr_contact_energy(alcrBackend* B, const double* pos);
 alctStatus alcr_contact_assemble(alcrBackend* B);

@@ -122,6 +122,27 @@ void alcr_contact_reset(alcrBackend* B) {
     B->patternDirty = 1;
 }
 
+alctStatus alcr_contact_getCarry(alcrBackend* B, alcrPair* pairs, int cap, int* npair) {
+    *npair = B->npair;
+    if (!pairs) return ALC_OK;
+    if (B->npair > cap) return ALC_ERR_CAPACITY;
+    memcpy(pairs, B->pairs, sizeof(alcrPair) * (size_t)B->npair);
+    return ALC_OK;
+}
+
+alctStatus alcr_contact_setCarry(alcrBackend* B, const alcrPair* pairs, int npair) {
+    if (npair > B->pairCap) {
+        alctStatus st = growPairs(B, npair);
+        if (st != ALC_OK) return st;
+    }
+    if (npair > 0) memcpy(B->pairs, pairs, sizeof(alcrPair) * (size_t)npair);
+    B->npair = npair;
+    B->nfric = 0;
+    buildIncidence(B);
+    B->patternDirty = 1;
+    return ALC_OK;
+}
+
 alctStatus alcr_contact_pattern(alcrBackend* B) {
     if (!B->patternDirty) return ALC_OK;
     // stencils of the active pairs and the lagged friction pairs

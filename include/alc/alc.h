@@ -270,7 +270,9 @@ ALC_API alctStatus alc_step(alcSim* sim, alcData* data);
 /// iteration's time), leaving data at the last completed step: x, v, time, step, stat and the
 /// run statistics as they were. The contact warm start (active set, multipliers) is that of the
 /// stopped attempt; the next alc_step continues from data as usual. A request made while no
-/// step runs stops the next step at its first check. Safe to call from another thread, from a
+/// step runs stops the next step at its first check. A checkpoint saved after a cancelled step
+/// holds that warm start: it resumes correctly, but not bit for bit as the uninterrupted run
+/// (save checkpoints between completed steps for that). Safe to call from another thread, from a
 /// log callback of the step itself, and from a signal handler (it only sets a flag).
 /// NULL-safe.
 ALC_API void alc_cancelStep(alcSim* sim);
@@ -278,6 +280,48 @@ ALC_API void alc_cancelStep(alcSim* sim);
 /// Forget the contact state carried between steps (active set, multipliers, friction).
 /// Call after writing data->x by hand or after alc_resetData. NULL-safe.
 ALC_API void alc_resetContacts(alcSim* sim);
+
+// ---- checkpoints ----------------------------------------------------------------------------
+// A checkpoint holds everything alc_step carries from one step to the next: the data (time,
+// step, positions, velocities, kinematic targets, the drivers' external and released flags,
+// body forces, statistics and warning counts), the contact state of the sim (the active set
+// with its multipliers and decay factors, the penalty and offset friction is lagged with), the
+// contact report and the energy check's record. Restored into a sim and data of the same model
+// (checked by a fingerprint of the meshes, materials and drivers; not of the options), the run
+// continues bit for bit as one that never stopped, on the same build and backend; a checkpoint
+// of one backend restored into the other continues the same physics but not bit for bit.
+// Checkpoints are read by libraries with the same struct layouts (older or newer ones are
+// refused with the versions named). Errors are described by alc_lastError(sim).
+
+/// Bytes alc_saveCheckpoint needs now (it grows with the active set).
+/// @return ALC_OK; ALC_ERR_INVALID_ARG (NULL, data of another model).
+ALC_API alctStatus alc_checkpointSize(alcSim* sim, const alcData* data, size_t* bytes);
+
+/// Save a checkpoint into caller memory (uncompressed: an RL-style reset copies it back in
+/// microseconds per thousand vertices). Call between steps.
+/// @param[in]  buf    cap bytes, owned by the caller
+/// @param[out] bytes  bytes written, or needed when the buffer is too small
+/// @return ALC_OK; ALC_ERR_CAPACITY (cap < *bytes, nothing written); ALC_ERR_INVALID_ARG;
+///         ALC_ERR_NOMEM; ALC_ERR_CUDA.
+ALC_API alctStatus alc_saveCheckpoint(alcSim* sim, const alcData* data, void* buf, size_t cap,
+                                      size_t* bytes);
+
+/// Restore a checkpoint from memory (alc_saveCheckpoint's bytes, or a checkpoint file's):
+/// data and the sim's contact state become those of the saved step. Nothing changes unless
+/// the whole checkpoint is valid (magic, CRC, format, struct layouts, model fingerprint, sizes,
+/// contact pairs).
+/// @return ALC_OK; ALC_ERR_IO (not a checkpoint, corrupted, truncated, another layout);
+///         ALC_ERR_INVALID_ARG (NULL, another model); ALC_ERR_NOMEM; ALC_ERR_DEVICE_NOMEM.
+ALC_API alctStatus alc_loadCheckpoint(alcSim* sim, alcData* data, const void* buf, size_t bytes);
+
+/// Save a checkpoint to a file (zlib-compressed, written to a temporary name and renamed into
+/// place: a crash leaves the old file or the new one whole).
+/// @return as alc_saveCheckpoint, and ALC_ERR_IO (cannot write; the message names the path).
+ALC_API alctStatus alc_saveCheckpointFile(alcSim* sim, const alcData* data, const char* path);
+
+/// Restore a checkpoint file written by alc_saveCheckpointFile.
+/// @return as alc_loadCheckpoint; ALC_ERR_IO names the path.
+ALC_API alctStatus alc_loadCheckpointFile(alcSim* sim, alcData* data, const char* path);
 
 /// Active contact pairs after the last step, with forces. The array is owned by the sim and
 /// valid until the next alc_step.
@@ -327,8 +371,7 @@ ALC_API alctStatus alc_writeState(const alcData* data, const char* path, char* e
 /// Write the model's topology (topology.alct): connectivity, bodies and which tetrahedra may
 /// invert, once per run, for `alcove check` and `alcove render`.
 /// @return ALC_OK, ALC_ERR_INVALID_ARG, ALC_ERR_NOMEM, ALC_ERR_IO.
-ALC_API alctStatus alc_writeTopology(const alcModel* model, const char* path, char* err,
-                                     int errsz);
+ALC_API alctStatus alc_writeTopology(const alcModel* model, const char* path, char* err, int errsz);
 
 /// An open per-step statistics file (stats.csv, or JSON lines). Opaque.
 typedef struct alcStatsFile_ alcStatsFile;
@@ -343,6 +386,14 @@ ALC_API alctStatus alc_statsOpen(const char* path, int json, alcStatsFile** file
 /// @return ALC_OK, ALC_ERR_INVALID_ARG, ALC_ERR_IO (message in err).
 ALC_API alctStatus alc_statsWrite(alcStatsFile* file, const alcData* data, char* err, int errsz);
 
+/// Reopen the statistics file of a run restored from a checkpoint at `step`
+/// (alc_loadCheckpoint): rows of later steps (written after the checkpoint, before the run
+/// stopped) and a line torn by a kill are removed, the header kept, and new rows are appended.
+/// A missing file is created (without a header for CSV: use alc_statsOpen for a new run).
+/// @return ALC_OK, ALC_ERR_INVALID_ARG, ALC_ERR_NOMEM, ALC_ERR_IO.
+ALC_API alctStatus alc_statsResume(const char* path, int json, long step, alcStatsFile** file,
+                                   char* err, int errsz);
+
 /// Close and free the file (NULL-safe).
 /// @return ALC_OK or ALC_ERR_IO when the last write failed.
 ALC_API alctStatus alc_statsClose(alcStatsFile* file, char* err, int errsz);
@@ -353,8 +404,13 @@ typedef struct alcContactLog_ alcContactLog;
 
 /// Create (truncate) a contact log and write its header. Close with alc_contactLogClose.
 /// @return ALC_OK, ALC_ERR_INVALID_ARG, ALC_ERR_NOMEM, ALC_ERR_IO.
-ALC_API alctStatus alc_contactLogOpen(const char* path, alcContactLog** log, char* err,
-                                      int errsz);
+ALC_API alctStatus alc_contactLogOpen(const char* path, alcContactLog** log, char* err, int errsz);
+
+/// Reopen the contact log of a run restored from a checkpoint at `step`: rows of later steps
+/// and a torn last line are removed, the header kept, new rows appended (alc_statsResume).
+/// @return ALC_OK, ALC_ERR_INVALID_ARG, ALC_ERR_NOMEM, ALC_ERR_IO.
+ALC_API alctStatus alc_contactLogResume(const char* path, long step, alcContactLog** log, char* err,
+                                        int errsz);
 
 /// Append and flush the contacts of the step just taken (alc_getContacts, data->body_force).
 /// @return ALC_OK, ALC_ERR_INVALID_ARG, ALC_ERR_IO.

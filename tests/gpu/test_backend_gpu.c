@@ -160,6 +160,14 @@ ALC_TEST(backend_reproducible) {
     return ALC_TEST_PASS;
 }
 
+/// Checkpoints on the device backend (issue 19, item 3): a run restored at step 4, from memory
+/// into a new sim and from a file into the same sim, continues bit for bit as the run that
+/// never stopped, with friction lagged from the restored active set.
+ALC_TEST(backend_checkpoint) {
+    ENSURE(runCheckpointRoundTrip("slope", -1, 4, 7, ALC_BACKEND_CUDA) == 1);
+    return ALC_TEST_PASS;
+}
+
 /// The contact report of the device agrees with the reference's on a frictional scene: the same
 /// pairs, and forces to rounding.
 ALC_TEST(backend_contacts) {

@@ -1,0 +1,521 @@
+// Checkpoints: everything alc_step carries from one step to the next, saved to memory or to a
+// file and restored so that the run continues bit for bit as if it had never stopped.
+//
+// What a step reads besides the model and the options: the data (time, step, x, v, the
+// kinematic targets and the drivers' external and released flags), the sim's Kahan
+// compensation of the time, the energy check's copies of the last end state (so that its
+// allowance and alcStepStat.energyGain continue), the contact report (alc_getContacts), and
+// the backend's contact state: the active set in key order with multipliers, decay factors and
+// last linearization (AL paper Eq. 10-14 and Alg. 3), and the mu and delta the next step lags
+// friction with (Eq. 23). Lagged friction pairs are not saved: every step lags them again from
+// the active set. Statistics and warning counts are saved so that the run's totals continue.
+//
+// Layout (little-endian, as the state files of state_io.h):
+//   char[8]  "ALCCKPT1"
+//   uint32   format version (1)
+//   uint32   flags: bit 0 = payload zlib-compressed (files), else raw (memory)
+//   uint32   version of the library that wrote it (ALC_VERSION_HEADER encoding)
+//   uint32   model fingerprint: CRC-32 over the model's sizes and arrays (not its options)
+//   uint64   payload bytes (uncompressed)
+//   uint64   stored bytes s
+//   s bytes  payload (below)
+//   uint32   CRC-32 of all preceding bytes
+// Payload: the sizes of the structs stored as bytes (alcStepStat, alcRunStat, alcWarningStat,
+// alcContact, alcmPair), nvert, nbody, ndriver; then the data, the sim's fields and the
+// backend's contact state in the order of putState. Structs are stored as their bytes: a
+// checkpoint is read by a library with the same struct layouts (the reader compares the sizes
+// and refuses others), and continues bit for bit on the same build and backend.
+#include "alc_internal.h"
+#include "backend.h"
+#include "hd/alcm_pair.h"
+#include "io_atomic.h"
+#include "model_xmacro.h"
+#include "state_io.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define CKPT_MAGIC      "ALCCKPT1"
+#define CKPT_FORMAT     1u
+#define CKPT_HEADER     40  // magic 8, four uint32, two uint64
+#define CKPT_COMPRESSED 1u
+
+// ---- a byte writer that can also only count -----------------------------------------------
+
+typedef struct {
+    unsigned char* p;  // NULL: count only
+    size_t n;          // bytes written (or counted)
+} Out;
+
+static void put(Out* o, const void* src, size_t n) {
+    if (o->p && n) memcpy(o->p + o->n, src, n);
+    o->n += n;
+}
+
+static void putI32(Out* o, int32_t v) {
+    put(o, &v, 4);
+}
+
+typedef struct {
+    const unsigned char* p;
+    size_t n, at;
+    int bad;  // ran past the end
+} In;
+
+static void get(In* in, void* dst, size_t n) {
+    if (in->bad || n > in->n - in->at) {
+        in->bad = 1;
+        memset(dst, 0, n);
+        return;
+    }
+    memcpy(dst, in->p + in->at, n);
+    in->at += n;
+}
+
+static int32_t getI32(In* in) {
+    int32_t v;
+    get(in, &v, 4);
+    return v;
+}
+
+/// A counted array of the payload, malloc'ed: NULL for a count of 0, for one the rest of the
+/// payload cannot hold (in->bad set), and out of memory (*nomem set).
+static void* getArray(In* in, int32_t count, size_t elem, int* nomem) {
+    if (in->bad) return NULL;
+    if (count < 0 || (size_t)count > (in->n - in->at) / elem) {
+        in->bad = 1;
+        return NULL;
+    }
+    if (count == 0) return NULL;
+    void* p = malloc(elem * (size_t)count);
+    if (!p) {
+        *nomem = 1;
+        return NULL;
+    }
+    get(in, p, elem * (size_t)count);
+    return p;
+}
+
+// ---- the model's fingerprint --------------------------------------------------------------
+
+static uint32_t fingerprint(const alcModel* m) {
+    const alcModel* S = m;
+    int32_t sizes[] = {m->nvert,  m->ntet,  m->ntri, m->nedge,
+                       m->nsvert, m->nbody, m->nmat, m->ndriver};
+    uLong crc = crc32(0L, Z_NULL, 0);
+    crc = crc32(crc, (const Bytef*)sizes, sizeof sizes);
+#define ALCI_CKPT_CRC(type, name, count)                                                        \
+    if (m->name && (count) > 0) {                                                               \
+        crc = alci_state_crc32((const unsigned char*)m->name, sizeof(type) * (size_t)(count)) ^ \
+              (crc * 31u);                                                                      \
+    }
+    ALC_MODEL_ARRAYS(ALCI_CKPT_CRC)
+#undef ALCI_CKPT_CRC
+    (void)S;
+    return (uint32_t)crc;
+}
+
+// ---- the payload --------------------------------------------------------------------------
+
+static void putSizes(Out* o, const alcModel* m) {
+    putI32(o, (int32_t)sizeof(alcStepStat));
+    putI32(o, (int32_t)sizeof(alcRunStat));
+    putI32(o, (int32_t)sizeof(alcWarningStat));
+    putI32(o, (int32_t)sizeof(alcContact));
+    putI32(o, (int32_t)sizeof(alcmPair));
+    putI32(o, m->nvert);
+    putI32(o, m->nbody);
+    putI32(o, m->ndriver);
+}
+
+/// Write (or count, when o->p is NULL) the payload. pairs holds npair pairs when writing.
+static void putState(Out* o, const alcSim* sim, const alcData* d, const alcmPair* pairs, int npair,
+                     double lastMu, double lastDelta) {
+    const alcModel* m = sim->m;
+    size_t n3 = 3 * (size_t)m->nvert;
+    putSizes(o, m);
+    // the data
+    put(o, &d->time, sizeof(double));
+    int64_t step = d->step;
+    put(o, &step, 8);
+    put(o, d->x, sizeof(double) * n3);
+    put(o, d->v, sizeof(double) * n3);
+    put(o, d->kin_target, sizeof(double) * n3);
+    put(o, d->driver_external, sizeof(int) * (size_t)m->ndriver);
+    put(o, d->driver_released, sizeof(int) * (size_t)m->ndriver);
+    put(o, d->body_force, sizeof(double) * 3 * (size_t)m->nbody);
+    put(o, &d->stat, sizeof d->stat);
+    put(o, &d->run, sizeof d->run);
+    put(o, d->warning, sizeof d->warning);
+    putI32(o, d->maxuse_contacts);
+    putI32(o, d->maxuse_candidates);
+    int64_t blocks = d->maxuse_blocks;
+    uint64_t mem = d->maxuse_memory;
+    put(o, &blocks, 8);
+    put(o, &mem, 8);
+    // the sim: time compensation, logged warnings, the energy check, the contact report
+    put(o, &sim->timeComp, sizeof(double));
+    put(o, &sim->timeLast, sizeof(double));
+    put(o, sim->warnedOnce, sizeof sim->warnedOnce);
+    int hasBuf = sim->energyBuf != NULL;
+    putI32(o, sim->energyInit);
+    putI32(o, hasBuf);
+    put(o, &sim->energyBefore, sizeof(double));
+    put(o, &sim->energyLast, sizeof(double));
+    put(o, &sim->energyBudget, sizeof(double));
+    put(o, sim->energyPartsBefore, sizeof sim->energyPartsBefore);
+    put(o, sim->energyPartsLast, sizeof sim->energyPartsLast);
+    if (hasBuf) put(o, sim->energyBuf, sizeof(double) * ALCI_ENERGY_BUFN * (size_t)m->nvert);
+    putI32(o, sim->ipcChecked);
+    putI32(o, sim->ncontact);
+    put(o, sim->contacts, sizeof(alcContact) * (size_t)sim->ncontact);
+    // the backend's contact state
+    put(o, &lastMu, sizeof(double));
+    put(o, &lastDelta, sizeof(double));
+    putI32(o, npair);
+    put(o, pairs, sizeof(alcmPair) * (size_t)npair);
+}
+
+static int checkSim(alcSim* sim, const alcData* d) {
+    return sim && d && d->nvert == sim->m->nvert && d->nbody == sim->m->nbody &&
+           d->ndriver == sim->m->ndriver;
+}
+
+/// Payload size and the backend's pairs (malloc'ed into *pairs; NULL when there are none).
+static alctStatus carry(alcSim* sim, alcmPair** pairs, int* npair, double* lastMu,
+                        double* lastDelta) {
+    const alciBackendOps* ops = sim->be.ops;
+    *pairs = NULL;
+    alctStatus st = ops->getCarry(sim->be.state, NULL, 0, npair, lastMu, lastDelta);
+    if (st != ALC_OK || *npair == 0) return st;
+    *pairs = (alcmPair*)malloc(sizeof(alcmPair) * (size_t)*npair);
+    if (!*pairs) return ALC_ERROR(sim, ALC_ERR_NOMEM, "out of memory for %d pairs", *npair);
+    st = ops->getCarry(sim->be.state, *pairs, *npair, npair, lastMu, lastDelta);
+    if (st != ALC_OK) {
+        free(*pairs);
+        *pairs = NULL;
+    }
+    return st;
+}
+
+static void putHeader(unsigned char* p, uint32_t flags, uint32_t fp, uint64_t payload,
+                      uint64_t stored) {
+    memcpy(p, CKPT_MAGIC, 8);
+    uint32_t u[4] = {CKPT_FORMAT, flags, (uint32_t)ALC_VERSION_HEADER, fp};
+    memcpy(p + 8, u, 16);
+    memcpy(p + 24, &payload, 8);
+    memcpy(p + 32, &stored, 8);
+}
+
+// ---- saving -------------------------------------------------------------------------------
+
+/// The raw (memory) checkpoint, malloc'ed, or its size only when out is NULL.
+static alctStatus save(alcSim* sim, const alcData* d, int compress, unsigned char** out,
+                       size_t* bytes) {
+    alcmPair* pairs = NULL;
+    int npair = 0;
+    double lastMu = 0, lastDelta = 0;
+    alctStatus st = carry(sim, &pairs, &npair, &lastMu, &lastDelta);
+    if (st != ALC_OK) return st;
+    Out count = {NULL, 0};
+    putState(&count, sim, d, pairs, npair, lastMu, lastDelta);
+    size_t payload = count.n;
+    if (!out) {
+        free(pairs);
+        *bytes = CKPT_HEADER + payload + 4;
+        return ALC_OK;
+    }
+    unsigned char* raw = (unsigned char*)malloc(payload ? payload : 1);
+    if (!raw) {
+        free(pairs);
+        return ALC_ERROR(sim, ALC_ERR_NOMEM, "out of memory for a %zu-byte checkpoint", payload);
+    }
+    Out w = {raw, 0};
+    putState(&w, sim, d, pairs, npair, lastMu, lastDelta);
+    free(pairs);
+    size_t stored = payload;
+    unsigned char* body = raw;
+    if (compress) {
+        uLongf zn = compressBound((uLong)payload);
+        body = (unsigned char*)malloc(zn);
+        if (!body || compress2(body, &zn, raw, (uLong)payload, 1) != Z_OK) {
+            free(body);
+            free(raw);
+            return ALC_ERROR(sim, ALC_ERR_NOMEM, "cannot compress a %zu-byte checkpoint", payload);
+        }
+        stored = zn;
+    }
+    size_t n = CKPT_HEADER + stored + 4;
+    unsigned char* buf = (unsigned char*)malloc(n);
+    if (!buf) {
+        if (body != raw) free(body);
+        free(raw);
+        return ALC_ERROR(sim, ALC_ERR_NOMEM, "out of memory for a %zu-byte checkpoint", n);
+    }
+    putHeader(buf, compress ? CKPT_COMPRESSED : 0, fingerprint(sim->m), payload, stored);
+    memcpy(buf + CKPT_HEADER, body, stored);
+    uint32_t crc = alci_state_crc32(buf, n - 4);
+    memcpy(buf + n - 4, &crc, 4);
+    if (body != raw) free(body);
+    free(raw);
+    *out = buf;
+    *bytes = n;
+    return ALC_OK;
+}
+
+ALC_API alctStatus alc_checkpointSize(alcSim* sim, const alcData* d, size_t* bytes) {
+    if (!sim || !bytes) return ALC_ERR_INVALID_ARG;
+    if (!checkSim(sim, d)) {
+        return ALC_ERROR(sim, ALC_ERR_INVALID_ARG, "data of another model (or NULL)");
+    }
+    return save(sim, d, 0, NULL, bytes);
+}
+
+ALC_API alctStatus alc_saveCheckpoint(alcSim* sim, const alcData* d, void* buf, size_t cap,
+                                      size_t* bytes) {
+    if (!sim || !bytes) return ALC_ERR_INVALID_ARG;
+    if (!checkSim(sim, d) || !buf) {
+        return ALC_ERROR(sim, ALC_ERR_INVALID_ARG, "NULL buffer, or data of another model");
+    }
+    unsigned char* raw = NULL;
+    size_t n = 0;
+    alctStatus st = save(sim, d, 0, &raw, &n);
+    if (st != ALC_OK) return st;
+    *bytes = n;
+    if (n > cap) {
+        free(raw);
+        return ALC_ERROR(sim, ALC_ERR_CAPACITY,
+                         "the checkpoint needs %zu bytes, the buffer has %zu", n, cap);
+    }
+    memcpy(buf, raw, n);
+    free(raw);
+    return ALC_OK;
+}
+
+ALC_API alctStatus alc_saveCheckpointFile(alcSim* sim, const alcData* d, const char* path) {
+    if (!sim) return ALC_ERR_INVALID_ARG;
+    if (!checkSim(sim, d) || !path || !*path) {
+        return ALC_ERROR(sim, ALC_ERR_INVALID_ARG, "NULL or empty path, or data of another model");
+    }
+    unsigned char* raw = NULL;
+    size_t n = 0;
+    alctStatus st = save(sim, d, 1, &raw, &n);
+    if (st != ALC_OK) return st;
+    char err[ALC_ERRLEN] = "";
+    alciFile f;
+    st = alci_file_open(&f, path, err, sizeof err);
+    if (st == ALC_OK) {
+        alci_file_write(&f, raw, n);
+        st = alci_file_commit(&f, err, sizeof err);
+    }
+    free(raw);
+    return st == ALC_OK ? ALC_OK : ALC_ERROR(sim, st, "%s", err);
+}
+
+// ---- restoring ----------------------------------------------------------------------------
+
+static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t n,
+                       const char* what) {
+    const alcModel* m = sim->m;
+    if (n < CKPT_HEADER + 4 || memcmp(buf, CKPT_MAGIC, 8) != 0) {
+        return ALC_ERROR(sim, ALC_ERR_IO, "%s: not an alcove checkpoint", what);
+    }
+    uint32_t crc;
+    memcpy(&crc, buf + n - 4, 4);
+    if (crc != alci_state_crc32(buf, n - 4)) {
+        return ALC_ERROR(sim, ALC_ERR_IO, "%s: CRC mismatch (truncated or corrupted)", what);
+    }
+    uint32_t u[4];
+    uint64_t payload, stored;
+    memcpy(u, buf + 8, 16);
+    memcpy(&payload, buf + 24, 8);
+    memcpy(&stored, buf + 32, 8);
+    if (u[0] != CKPT_FORMAT) {
+        return ALC_ERROR(sim, ALC_ERR_IO, "%s: checkpoint format %u, this library reads %u", what,
+                         u[0], CKPT_FORMAT);
+    }
+    if (u[3] != fingerprint(m)) {
+        return ALC_ERROR(sim, ALC_ERR_INVALID_ARG,
+                         "%s: saved from another model (meshes, materials or drivers differ)",
+                         what);
+    }
+    if (stored != n - CKPT_HEADER - 4 || payload > ((uint64_t)1 << 40) ||
+        (!(u[1] & CKPT_COMPRESSED) && payload != stored)) {
+        return ALC_ERROR(sim, ALC_ERR_IO, "%s: inconsistent sizes in the header", what);
+    }
+    const unsigned char* body = buf + CKPT_HEADER;
+    unsigned char* inflated = NULL;
+    if (u[1] & CKPT_COMPRESSED) {
+        inflated = (unsigned char*)malloc(payload ? (size_t)payload : 1);
+        uLongf zn = (uLongf)payload;
+        if (!inflated) {
+            return ALC_ERROR(sim, ALC_ERR_NOMEM, "%s: out of memory for %llu bytes", what,
+                             (unsigned long long)payload);
+        }
+        if (uncompress(inflated, &zn, body, (uLong)stored) != Z_OK || zn != payload) {
+            free(inflated);
+            return ALC_ERROR(sim, ALC_ERR_IO, "%s: the payload does not inflate", what);
+        }
+        body = inflated;
+    }
+    In in = {body, (size_t)payload, 0, 0};
+    int32_t sz[8];
+    for (int i = 0; i < 8; i++) sz[i] = getI32(&in);
+    alctStatus st = ALC_OK;
+    if (sz[0] != (int32_t)sizeof(alcStepStat) || sz[1] != (int32_t)sizeof(alcRunStat) ||
+        sz[2] != (int32_t)sizeof(alcWarningStat) || sz[3] != (int32_t)sizeof(alcContact) ||
+        sz[4] != (int32_t)sizeof(alcmPair)) {
+        st = ALC_ERROR(sim, ALC_ERR_IO,
+                       "%s: written by alcove %u.%u.%u with other struct layouts; this is %s", what,
+                       u[2] / 10000, u[2] / 100 % 100, u[2] % 100, alcu_versionString());
+    } else if (sz[5] != m->nvert || sz[6] != m->nbody || sz[7] != m->ndriver) {
+        st = ALC_ERROR(sim, ALC_ERR_INVALID_ARG, "%s: saved from another model", what);
+    }
+    // read into a scratch data first: d is untouched unless the whole checkpoint is valid
+    alcData* t = NULL;
+    alcContact* contacts = NULL;
+    alcmPair* pairs = NULL;
+    double* ebuf = NULL;
+    int32_t ncontact = 0, npair = 0, energyInit = 0, hasBuf = 0, ipcChecked = 0;
+    double timeComp = 0, timeLast = 0, eb = 0, el = 0, ebud = 0, lastMu = 0, lastDelta = 0;
+    double pb[3], pl[3];
+    int warned[ALC_NWARNING];
+    if (st == ALC_OK) st = alc_makeData(m, &t);
+    if (st == ALC_OK) {
+        size_t n3 = 3 * (size_t)m->nvert;
+        get(&in, &t->time, sizeof(double));
+        int64_t step;
+        get(&in, &step, 8);
+        t->step = (long)step;
+        get(&in, t->x, sizeof(double) * n3);
+        get(&in, t->v, sizeof(double) * n3);
+        get(&in, t->kin_target, sizeof(double) * n3);
+        get(&in, t->driver_external, sizeof(int) * (size_t)m->ndriver);
+        get(&in, t->driver_released, sizeof(int) * (size_t)m->ndriver);
+        get(&in, t->body_force, sizeof(double) * 3 * (size_t)m->nbody);
+        get(&in, &t->stat, sizeof t->stat);
+        get(&in, &t->run, sizeof t->run);
+        get(&in, t->warning, sizeof t->warning);
+        t->maxuse_contacts = getI32(&in);
+        t->maxuse_candidates = getI32(&in);
+        int64_t blocks;
+        uint64_t mem;
+        get(&in, &blocks, 8);
+        get(&in, &mem, 8);
+        t->maxuse_blocks = (long)blocks;
+        t->maxuse_memory = (size_t)mem;
+        get(&in, &timeComp, sizeof(double));
+        get(&in, &timeLast, sizeof(double));
+        get(&in, warned, sizeof warned);
+        energyInit = getI32(&in);
+        hasBuf = getI32(&in);
+        get(&in, &eb, sizeof(double));
+        get(&in, &el, sizeof(double));
+        get(&in, &ebud, sizeof(double));
+        get(&in, pb, sizeof pb);
+        get(&in, pl, sizeof pl);
+        size_t nbuf = sizeof(double) * ALCI_ENERGY_BUFN * (size_t)m->nvert;
+        if (hasBuf && !in.bad) {
+            ebuf = (double*)malloc(nbuf ? nbuf : 1);
+            if (!ebuf) st = ALC_ERROR(sim, ALC_ERR_NOMEM, "%s: out of memory", what);
+            if (ebuf) get(&in, ebuf, nbuf);
+        }
+        ipcChecked = getI32(&in);
+        int nomem = 0;
+        ncontact = getI32(&in);
+        contacts = (alcContact*)getArray(&in, ncontact, sizeof(alcContact), &nomem);
+        get(&in, &lastMu, sizeof(double));
+        get(&in, &lastDelta, sizeof(double));
+        npair = getI32(&in);
+        pairs = (alcmPair*)getArray(&in, npair, sizeof(alcmPair), &nomem);
+        if (st == ALC_OK && nomem) st = ALC_ERROR(sim, ALC_ERR_NOMEM, "%s: out of memory", what);
+        if (st == ALC_OK && (in.bad || in.at != in.n)) {
+            st = ALC_ERROR(sim, ALC_ERR_IO, "%s: the payload is %s", what,
+                           in.bad ? "shorter than its contents" : "longer than its contents");
+        }
+    } else if (st == ALC_OK) {
+        st = ALC_ERROR(sim, ALC_ERR_NOMEM, "%s: out of memory", what);
+    }
+    // the pairs as the active set's invariants require them
+    for (int p = 0; st == ALC_OK && p < npair; p++) {
+        const alcmPair* P = &pairs[p];
+        int ok = (P->type == ALC_PAIR_PT || P->type == ALC_PAIR_EE) && isfinite(P->lambda) &&
+                 P->lambda >= 0 && isfinite(P->gamma) && (p == 0 || pairs[p - 1].key < P->key);
+        for (int a = 0; a < 4; a++) ok = ok && P->v[a] >= 0 && P->v[a] < m->nvert;
+        if (!ok) st = ALC_ERROR(sim, ALC_ERR_IO, "%s: contact pair %d is malformed", what, p);
+    }
+    if (st == ALC_OK && sim->contactCap < ncontact) {
+        alcContact* c = (alcContact*)realloc(sim->contacts, sizeof(alcContact) * (size_t)ncontact);
+        if (!c) st = ALC_ERROR(sim, ALC_ERR_NOMEM, "%s: out of memory", what);
+        if (c) {
+            sim->contacts = c;
+            sim->contactCap = ncontact;
+        }
+    }
+    if (st == ALC_OK && hasBuf && !sim->energyBuf) {
+        sim->energyBuf = ebuf;
+        ebuf = NULL;
+    } else if (st == ALC_OK && hasBuf) {
+        memcpy(sim->energyBuf, ebuf, sizeof(double) * ALCI_ENERGY_BUFN * (size_t)m->nvert);
+    }
+    if (st == ALC_OK) st = sim->be.ops->setCarry(sim->be.state, pairs, npair, lastMu, lastDelta);
+    if (st == ALC_OK) {
+        // everything is valid: commit to the data (same model: the same array layout in its
+        // one buffer) and the sim
+        memcpy(d->buffer, t->buffer, d->nbuffer);
+        d->time = t->time;
+        d->step = t->step;
+        d->stat = t->stat;
+        d->run = t->run;
+        memcpy(d->warning, t->warning, sizeof d->warning);
+        d->maxuse_contacts = t->maxuse_contacts;
+        d->maxuse_candidates = t->maxuse_candidates;
+        d->maxuse_blocks = t->maxuse_blocks;
+        d->maxuse_memory = t->maxuse_memory;
+        sim->timeComp = timeComp;
+        sim->timeLast = timeLast;
+        memcpy(sim->warnedOnce, warned, sizeof warned);
+        sim->energyInit = hasBuf ? energyInit : 0;
+        sim->energyBefore = eb;
+        sim->energyLast = el;
+        sim->energyBudget = ebud;
+        memcpy(sim->energyPartsBefore, pb, sizeof pb);
+        memcpy(sim->energyPartsLast, pl, sizeof pl);
+        sim->ipcChecked = ipcChecked;
+        if (ncontact > 0) memcpy(sim->contacts, contacts, sizeof(alcContact) * (size_t)ncontact);
+        sim->ncontact = ncontact;
+        sim->cancel = 0;
+    }
+    alc_deleteData(t);
+    free(contacts);
+    free(pairs);
+    free(ebuf);
+    free(inflated);
+    return st;
+}
+
+ALC_API alctStatus alc_loadCheckpoint(alcSim* sim, alcData* d, const void* buf, size_t bytes) {
+    if (!sim) return ALC_ERR_INVALID_ARG;
+    if (!checkSim(sim, d) || !buf) {
+        return ALC_ERROR(sim, ALC_ERR_INVALID_ARG, "NULL buffer, or data of another model");
+    }
+    return load(sim, d, (const unsigned char*)buf, bytes, "checkpoint");
+}
+
+ALC_API alctStatus alc_loadCheckpointFile(alcSim* sim, alcData* d, const char* path) {
+    if (!sim) return ALC_ERR_INVALID_ARG;
+    if (!checkSim(sim, d) || !path) {
+        return ALC_ERROR(sim, ALC_ERR_INVALID_ARG, "NULL path, or data of another model");
+    }
+    unsigned char* buf = NULL;
+    size_t n = 0;
+    char err[ALC_ERRLEN] = "";
+    alctStatus st = alci_state_readFile(path, &buf, &n, err, sizeof err);
+    if (st != ALC_OK) return ALC_ERROR(sim, st, "%s", err);
+    st = load(sim, d, buf, n, path);
+    free(buf);
+    return st;
+}

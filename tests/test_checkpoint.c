@@ -1,0 +1,152 @@
+// Checkpoints (issue 19, item 3): a run restored at step k continues bit for bit as the run
+// that never stopped — positions, velocities, time, statistics and the contact report — on
+// contact-rich scenes with friction, drivers, and under both contact models; restoring into a
+// new sim, into the same sim (an RL-style reset), from memory and from a file; and bad
+// checkpoints refused with the data untouched.
+#include "scene_run.h"
+#include "test_files.h"
+#include "test_macros.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int steps(Run* r, int n) {
+    for (int i = 0; i < n; i++) {
+        if (alc_step(r->sim, r->d) != ALC_OK) return 0;
+    }
+    return 1;
+}
+
+/// The end of a run, compared bit for bit (the helpers of scene_run.c).
+ALC_TEST(checkpoint_slopeWithFriction) {
+    // the cube settles and slides under lagged friction: the active set and the lagging mu
+    ENSURE(runCheckpointRoundTrip("slope", -1, 20, 30, ALC_BACKEND_REF) == 1);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(checkpoint_drivenPress) {
+    // a driven press on a pile of balls: driver targets and the moving-boundary contacts
+    ENSURE(runCheckpointRoundTrip("balls_press", -1, 6, 10, ALC_BACKEND_REF) == 1);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(checkpoint_boxStackBothModels) {
+    ENSURE(runCheckpointRoundTrip("box_stack", ALC_CONTACT_AL, 15, 22, ALC_BACKEND_REF) == 1);
+    ENSURE(runCheckpointRoundTrip("box_stack", ALC_CONTACT_IPC, 15, 22, ALC_BACKEND_REF) == 1);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(checkpoint_refusesBadInput) {
+    Run a, other;
+    ENSURE(openRun(&a, "box_stack.yaml", NULL, NULL, -1));
+    ENSURE(steps(&a, 15));
+    size_t need = 0, got = 0;
+    ENSURE_OK(alc_checkpointSize(a.sim, a.d, &need));
+    unsigned char* mem = (unsigned char*)malloc(need);
+    ENSURE(mem);
+    // too small a buffer: the size needed, nothing written
+    ENSURE(alc_saveCheckpoint(a.sim, a.d, mem, need - 1, &got) == ALC_ERR_CAPACITY && got == need);
+    ENSURE_OK(alc_saveCheckpoint(a.sim, a.d, mem, need, &got));
+    ENSURE(steps(&a, 2));
+    RunEnd before = {0};
+    ENSURE(runEndOf(&before, &a));
+    // one flipped byte, a truncation, garbage: refused, the data untouched
+    mem[need / 2] ^= 0x40;
+    ENSURE(alc_loadCheckpoint(a.sim, a.d, mem, need) == ALC_ERR_IO);
+    ENSURE_MSG(strstr(alc_lastError(a.sim), "CRC"), "%s", alc_lastError(a.sim));
+    mem[need / 2] ^= 0x40;
+    ENSURE(alc_loadCheckpoint(a.sim, a.d, mem, need - 9) == ALC_ERR_IO);
+    ENSURE(alc_loadCheckpoint(a.sim, a.d, "not a checkpoint at all, just text.........", 44) ==
+           ALC_ERR_IO);
+    RunEnd after = {0};
+    ENSURE(runEndOf(&after, &a));
+    ENSURE(runEndSame(&before, &after, a.m->nvert, "after refused loads"));
+    // another model (two layers instead of three): refused by the fingerprint
+    const char* names[] = {"layers", NULL};
+    const double values[] = {2};
+    ENSURE(openRun(&other, "box_stack.yaml", names, values, -1));
+    ENSURE(alc_loadCheckpoint(other.sim, other.d, mem, need) == ALC_ERR_INVALID_ARG);
+    ENSURE_MSG(strstr(alc_lastError(other.sim), "another model"), "%s", alc_lastError(other.sim));
+    // a missing file names its path
+    ENSURE(alc_loadCheckpointFile(a.sim, a.d, "/nonexistent/run.alck") == ALC_ERR_IO);
+    ENSURE_MSG(strstr(alc_lastError(a.sim), "/nonexistent/run.alck"), "%s", alc_lastError(a.sim));
+    // the good one still loads
+    ENSURE_OK(alc_loadCheckpoint(a.sim, a.d, mem, need));
+    ENSURE(a.d->step == 15);
+    runEndFree(&before);
+    runEndFree(&after);
+    free(mem);
+    closeRun(&other);
+    closeRun(&a);
+    return ALC_TEST_PASS;
+}
+
+/// Run a shell command; its exit status, or -1 when it did not exit.
+static int sh(const char* cmd) {
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/// `alcove run --resume DIR` (issue 19, item 3): a run stopped at step 23 whose files went on
+/// past its checkpoint (rows, a torn line, a frame and a state of later steps, as a kill -9
+/// leaves them) continues to step 40 and ends with the same final state, frame index, contact
+/// log and statistics (timings aside) as a run that never stopped; a complete run is left
+/// alone; a folder without a checkpoint starts again; one without run.args is refused.
+ALC_TEST(checkpoint_cliResume) {
+    const char* build = getenv("ALC_BUILD");
+    char exe[4096];
+    snprintf(exe, sizeof exe, "%s", build ? build : "build");
+    char real[4096];
+    if (realpath(exe, real)) snprintf(exe, sizeof exe, "%s", real);
+    const char* dir = alct_tmpDir("resume", NULL);
+    char cmd[8192], scene[1100];
+    snprintf(scene, sizeof scene, "%s/scenes/slope.yaml", alct_rootDir());
+    const char* opts = "--every 10 --threads 1 --contacts --quiet";
+    snprintf(cmd, sizeof cmd, "%s/alcove run %s --out %s/a --steps 40 %s 2>/dev/null", exe, scene,
+             dir, opts);
+    ENSURE(sh(cmd) == 0);
+    snprintf(cmd, sizeof cmd, "%s/alcove run %s --out %s/b --steps 23 %s 2>/dev/null", exe, scene,
+             dir, opts);
+    ENSURE(sh(cmd) == 0);
+    // what a kill -9 after step 30 would have left beyond the checkpoint of step 23
+    snprintf(cmd, sizeof cmd,
+             "cd %s && sed -n '25,31p' a/stats.csv >> b/stats.csv && printf '31,0.3' >> b/stats.csv"
+             " && cp a/frames/frame_000030.vtu b/frames/ && cp a/states/state_000030.alcs b/states/"
+             " && grep '^30,' a/contacts.csv >> b/contacts.csv",
+             dir);
+    ENSURE(sh(cmd) == 0);
+    snprintf(cmd, sizeof cmd, "%s/alcove run --resume %s/b --steps 40 2>%s/resume.txt >/dev/null",
+             exe, dir, dir);
+    ENSURE(sh(cmd) == 0);
+    snprintf(cmd, sizeof cmd, "grep -q 'resumed from the checkpoint at step 23' %s/resume.txt",
+             dir);
+    ENSURE(sh(cmd) == 0);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && cmp a/states/state_000040.alcs b/states/state_000040.alcs && "
+        "cmp a/frames.pvd b/frames.pvd && cmp a/contacts.csv b/contacts.csv && "
+        "cut -d, -f1-18,25- a/stats.csv > sa && cut -d, -f1-18,25- b/stats.csv > sb && cmp sa sb",
+        dir);
+    ENSURE_MSG(sh(cmd) == 0, "resumed run differs from the straight one (%s)", dir);
+    // complete: nothing to do, exit 0, files untouched
+    snprintf(cmd, sizeof cmd,
+             "cd %s && cp b/stats.csv s0 && %s/alcove run --resume b 2>done.txt && "
+             "grep -q 'is complete' done.txt && cmp s0 b/stats.csv",
+             dir, exe);
+    ENSURE(sh(cmd) == 0);
+    // no checkpoint: starts again and finishes
+    snprintf(cmd, sizeof cmd,
+             "rm %s/b/checkpoint.alck && %s/alcove run --resume %s/b --quiet 2>%s/again.txt && "
+             "grep -q 'starting it again' %s/again.txt && cmp %s/a/states/state_000040.alcs "
+             "%s/b/states/state_000040.alcs",
+             dir, exe, dir, dir, dir, dir, dir);
+    ENSURE(sh(cmd) == 0);
+    // not a run folder
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/c && %s/alcove run --resume %s/c 2>/dev/null", dir, exe,
+             dir);
+    ENSURE(sh(cmd) == 2);
+    return ALC_TEST_PASS;
+}
