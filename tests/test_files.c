@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_DIRS 16
+#define MAX_DIRS 128
 
 static char g_dirs[MAX_DIRS][256];
 static char g_tags[MAX_DIRS][64];
@@ -17,7 +17,7 @@ static void removeDirs(void) {
     if (getpid() != g_owner || getenv("ALC_KEEP_TMP")) return;
     for (int i = 0; i < MAX_DIRS && g_tags[i][0]; i++) {
         char cmd[4200];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dirs[i]);
+        snprintf(cmd, sizeof cmd, "rm -rf '%.255s'", g_dirs[i]);
         if (system(cmd) != 0) fprintf(stderr, "note: could not remove %s\n", g_dirs[i]);
     }
 }
@@ -29,11 +29,20 @@ const char* alct_tmpDir(const char* tag, const char* sub) {
     for (; i < MAX_DIRS && tags[i][0]; i++) {
         if (!strcmp(tags[i], tag)) return dirs[i];
     }
-    if (i == MAX_DIRS) return "/tmp";
+    if (i == MAX_DIRS) {
+        // never fall back to /tmp itself: a test would then write into (and clean) a shared
+        // folder, and fail on what another run left there
+        fprintf(stderr, "alct_tmpDir: more than %d tags; raise MAX_DIRS in tests/test_files.c\n",
+                MAX_DIRS);
+        abort();
+    }
     snprintf(dirs[i], sizeof dirs[i], "/tmp/alc_test_%s_%d", tag, (int)getpid());
     char cmd[4200];
     snprintf(cmd, sizeof cmd, "mkdir -p %s%s%s", dirs[i], sub ? "/" : "", sub ? sub : "");
-    if (system(cmd) != 0) return "/tmp";
+    if (system(cmd) != 0) {
+        fprintf(stderr, "alct_tmpDir: cannot make %s\n", dirs[i]);
+        abort();
+    }
     snprintf(tags[i], sizeof tags[i], "%s", tag);
     if (!g_owner) {
         g_owner = getpid();

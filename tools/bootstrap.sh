@@ -8,7 +8,9 @@
 # frames and states), libsuitesparse-dev (CHOLMOD: the reference backend's sparse direct solver,
 # `solver.linear_solver: direct|auto`), python3-meshio and python3-vtk9 (the tests open every
 # frame with meshio and VTK's reader, under /usr/bin/python3), povray, ffmpeg and gnuplot-nox
-# (`alcove render` and `alcove plot`), clang (libFuzzer, for the
+# (`alcove render` and `alcove plot`), slurm-wlm and munge (a single-node Slurm cluster on this
+# machine, tools/slurm-local.sh, on which the test batch_slurmArray runs `alcove batch --slurm`
+# for real), clang (libFuzzer, for the
 # readers' fuzz targets that `make test` runs). Without the optional ones the tests that need
 # them are reported skipped. The CUDA toolkit comes from the machine's CUDA install
 # (/usr/local/cuda); without nvcc the build is CPU-only (CUDA=0).
@@ -17,7 +19,7 @@ cd "$(dirname "$0")/.."
 scene="${1:-scenes/pile_well.yaml}"
 
 packages=(build-essential libyaml-dev zlib1g-dev libsuitesparse-dev clang python3-meshio python3-vtk9
-          povray ffmpeg gnuplot-nox)
+          povray ffmpeg gnuplot-nox slurm-wlm munge)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -15,6 +15,9 @@ static void usagePlot(FILE* out) {
             "and mean); the step sizes alpha (mean and smallest, log scale); seconds per\n"
             "phase (Hessian, PCG, CCD, line search, other). Default output:\n"
             "OUTDIR/stats.png, 1200x900.\n\n"
+            "For the folder of an 'alcove batch' (summary.csv, no stats.csv): every job's\n"
+            "largest body speed at the end and Newton iterations per step against the first\n"
+            "swept parameter, into OUTDIR/sweep.png.\n\n"
             "Needs gnuplot: apt-get install gnuplot-nox.\n"
             "Exit 0 done, 1 gnuplot failed, 2 bad input or no gnuplot.\n");
 }
@@ -27,6 +30,71 @@ static void gpQuote(FILE* f, const char* s) {
         fputc(*s, f);
     }
     fputc('\'', f);
+}
+
+/// Close the script f (written to gp) and run gnuplot on it; 1 on success (the script is then
+/// removed), 0 with the reason printed.
+static int runGnuplot(FILE* f, const char* gp) {
+    if (fclose(f) != 0) {
+        fprintf(stderr, "alcove plot: cannot write %s\n", gp);
+        return 0;
+    }
+    char cmd[9000], q[8600];
+    alc_cliShellQuote(q, sizeof q, gp);
+    snprintf(cmd, sizeof cmd, "gnuplot %s", q);
+    if (system(cmd) != 0) {
+        fprintf(stderr, "alcove plot: gnuplot failed on %s\n", gp);
+        return 0;
+    }
+    unlink(gp);
+    return 1;
+}
+
+/// A batch folder (`alcove batch`: summary.csv): the largest body speed at the end and the
+/// Newton iterations per step of every job against the first swept parameter.
+static int plotBatch(const char* dir, const char* csv, const char* png, int width, int height) {
+    FILE* in = fopen(csv, "r");
+    char header[4096] = "";
+    if (!in || !fgets(header, sizeof header, in)) {
+        if (in) fclose(in);
+        fprintf(stderr, "alcove plot: cannot read %s\n", csv);
+        return ALC_EXIT_USAGE;
+    }
+    fclose(in);
+    // column 4 is the first swept parameter unless the batch sweeps none
+    char param[256] = "";
+    if (sscanf(header, "job,scene,preset,%255[^,\n]", param) != 1 || !strcmp(param, "overrides")) {
+        fprintf(stderr,
+                "alcove plot: %s sweeps no parameter (its jobs differ by scene or case "
+                "only): nothing to plot against\n",
+                csv);
+        return ALC_EXIT_USAGE;
+    }
+    char gp[4200];
+    snprintf(gp, sizeof gp, "%s.gp", png);
+    FILE* f = fopen(gp, "w");
+    if (!f) {
+        fprintf(stderr, "alcove plot: cannot create %s: %s\n", gp, strerror(errno));
+        return ALC_EXIT_FAIL;
+    }
+    fprintf(f, "set terminal pngcairo size %d,%d font 'sans,10'\nset output ", width, height);
+    gpQuote(f, png);
+    fprintf(f, "\nset datafile separator ','\nset key top right box opaque\nset grid\nset title ");
+    gpQuote(f, dir);
+    fprintf(f, "\nset xlabel ");
+    gpQuote(f, param);
+    fprintf(f, "\nfile = ");
+    gpQuote(f, csv);
+    fprintf(
+        f,
+        "\nset ylabel 'largest body speed at the end (m/s)'\nset y2label 'Newton per step'\n"
+        "set ytics nomirror\nset y2tics\n"
+        "plot file using 4:'max_body_speed' with linespoints lw 1.5 pt 7 title 'body speed', \\\n"
+        "     file using 4:'newton_per_step' axes x1y2 with linespoints lw 1.5 pt 5 "
+        "title 'Newton per step'\n");
+    if (!runGnuplot(f, gp)) return ALC_EXIT_FAIL;
+    printf("%s (batch sweep over %s)\n", png, param);
+    return ALC_EXIT_OK;
 }
 
 int alc_cmdPlot(int argc, char** argv) {
@@ -62,6 +130,15 @@ int alc_cmdPlot(int argc, char** argv) {
     else
         snprintf(png, sizeof png, "%s/stats.png", dir);
     FILE* in = fopen(csv, "r");
+    snprintf(gp, sizeof gp, "%s/summary.csv", dir);
+    if (!in && access(gp, R_OK) == 0) {
+        if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+            fprintf(stderr, "alcove plot: needs gnuplot: apt-get install gnuplot-nox\n");
+            return ALC_EXIT_USAGE;
+        }
+        if (!out) snprintf(png, sizeof png, "%s/sweep.png", dir);
+        return plotBatch(dir, gp, png, width, height);
+    }
     if (!in) {
         snprintf(gp, sizeof gp, "%s/stats.jsonl", dir);
         fprintf(stderr, "alcove plot: cannot open %s: %s%s\n", csv, strerror(errno),
@@ -122,18 +199,7 @@ int alc_cmdPlot(int argc, char** argv) {
             "plot for [k in 'time_hessian time_pcg time_ccd time_linesearch time_other'] "
             "file using 'step':k with lines lw 1.5 title k[6:]\n"
             "unset multiplot\n");
-    if (fclose(f) != 0) {
-        fprintf(stderr, "alcove plot: cannot write %s\n", gp);
-        return ALC_EXIT_FAIL;
-    }
-    char cmd[9000], q[8600];
-    alc_cliShellQuote(q, sizeof q, gp);
-    snprintf(cmd, sizeof cmd, "gnuplot %s", q);
-    if (system(cmd) != 0) {
-        fprintf(stderr, "alcove plot: gnuplot failed on %s\n", gp);
-        return ALC_EXIT_FAIL;
-    }
-    unlink(gp);
+    if (!runGnuplot(f, gp)) return ALC_EXIT_FAIL;
     printf("%s (%d steps)\n", png, rows);
     return ALC_EXIT_OK;
 }

@@ -23,6 +23,8 @@ static void usage(FILE* out) {
         "  import-ipc FILE  write an alcove scene from an IPC scene script\n"
         "  render OUTDIR    PNG pictures and an MP4 of a run (POV-Ray, ffmpeg)\n"
         "  plot OUTDIR      a PNG of a run's per-step statistics (gnuplot)\n"
+        "  batch FILE       run a batch of scenes and parameter sweeps in parallel, locally or\n"
+        "                   as a Slurm job array, with a summary table\n"
         "  version          print the version\n"
         "\n"
         "'alcove <command> --help' describes each command's options.\n"
@@ -53,6 +55,7 @@ int main(int argc, char** argv) {
     if (!strcmp(cmd, "import-ipc")) return alc_cmdImportIpc(argc - 1, argv + 1);
     if (!strcmp(cmd, "render")) return alc_cmdRender(argc - 1, argv + 1);
     if (!strcmp(cmd, "plot")) return alc_cmdPlot(argc - 1, argv + 1);
+    if (!strcmp(cmd, "batch")) return alc_cmdBatch(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench-geometry")) return alc_cmdBenchGeometry(argc - 1, argv + 1);
     fprintf(stderr, "alcove: unknown command '%s'\n\n", cmd);
     usage(stderr);
