@@ -1,6 +1,8 @@
 # alcove — one non-recursive GNU Makefile (STYLE.md §12).
 #
-#   make                 library (static + shared), build/alcove, build/hello
+#   make                 library (static + shared, and the CUDA backend libalcove_cuda.so that the
+#                        shared one opens at run time), build/alcove, the examples build/hello
+#                        and build/grasp
 #   make test            build and run the CPU suite, the GPU tests in the SIMT emulation and the
 #                        emulation's self-tests under ASan and TSan (no GPU needed)
 #   make gpu-test        build and run the GPU tests on a device ("waived" without one)
@@ -83,15 +85,23 @@ TEST_SRC  = $(sort $(wildcard tests/*.c))
 GPUT_SRC  = $(sort $(wildcard tests/gpu/*.c))
 
 LIB_OBJS  = $(LIB_CSRC:%.c=$(BUILD)/obj/%.o)
+HOST_LDLIBS := $(LDLIBS)
 ifeq ($(CUDA),1)
-LIB_OBJS += $(LIB_CUSRC:%.cu=$(BUILD)/obj/%.o)
-LDLIBS   += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcusparse -lcudart -lstdc++
-ifeq ($(NVTX),1)
-LDLIBS   += -ldl
-endif
+CUDA_OBJS = $(LIB_CUSRC:%.cu=$(BUILD)/obj/%.o)
+LIB_OBJS += $(CUDA_OBJS)
+CUDA_LDLIBS = -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcusparse -lcudart -lstdc++ \
+              $(if $(filter 1,$(NVTX)),-ldl)
+LDLIBS   += $(CUDA_LDLIBS)
 LINK      = $(CXX)
+# libalcove.so needs no CUDA runtime: it opens the CUDA backend, libalcove_cuda.so, at run time
+# (host/plugin/cuda_loader.c); the static library and the programs link cuda/*.cu directly
+CUDA_PLUGIN = $(BUILD)/libalcove_cuda.so
+SHARED_OBJS = $(LIB_CSRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/host/plugin/cuda_loader.o
+PLUGIN_OBJS = $(CUDA_OBJS) $(BUILD)/obj/host/error_format.o $(BUILD)/obj/host/contact_report.o \
+              $(BUILD)/obj/cuda/plugin/plugin_entry.o
 else
 LINK      = $(CC)
+SHARED_OBJS = $(LIB_OBJS)
 endif
 TOOL_OBJS = $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJS = $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
@@ -100,7 +110,7 @@ GPUT_OBJS = $(GPUT_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/tests/main_gpu.o $(BUI
 STATIC_LIB = $(BUILD)/libalcove.a
 SHARED_LIB = $(BUILD)/libalcove.so
 ALCOVE     = $(BUILD)/alcove
-HELLO      = $(BUILD)/hello
+EXAMPLES   = $(BUILD)/hello $(BUILD)/grasp
 TESTS      = $(BUILD)/alcove_tests
 GPU_TESTS  = $(BUILD)/alcove_gpu_tests
 
@@ -132,11 +142,11 @@ EMU_LIB    = $(EMU)/libalcove_emu.a
 EMU_ALCOVE = $(EMU)/alcove
 EMU_TESTS  = $(EMU)/alcove_gpu_tests
 
-DEPS = $(LIB_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(GPUT_OBJS:.o=.d) \
-       $(BUILD)/obj/examples/hello.d $(EMU_LIB_OBJS:.o=.d) $(EMU_TOOL_OBJS:.o=.d) $(EMU_GPUT_OBJS:.o=.d)
+DEPS = $(LIB_OBJS:.o=.d) $(SHARED_OBJS:.o=.d) $(PLUGIN_OBJS:.o=.d) $(TOOL_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(GPUT_OBJS:.o=.d) \
+       $(BUILD)/obj/examples/hello.d $(BUILD)/obj/examples/grasp.d $(EMU_LIB_OBJS:.o=.d) $(EMU_TOOL_OBJS:.o=.d) $(EMU_GPUT_OBJS:.o=.d)
 
 .PHONY: all deps test gpu-test emu emu-test emu-selftest emu-bench bench asan ubsan tsan memcheck format format-check echo clean install
-all: deps $(STATIC_LIB) $(SHARED_LIB) $(ALCOVE) $(HELLO)
+all: deps $(STATIC_LIB) $(SHARED_LIB) $(CUDA_PLUGIN) $(ALCOVE) $(EXAMPLES)
 
 # the Debian packages the build needs; tools/bootstrap.sh installs them
 deps:
@@ -163,17 +173,20 @@ $(STATIC_LIB): $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-$(SHARED_LIB): $(LIB_OBJS)
-	$(LINK) -shared -o $@ $^ $(LDLIBS)
+$(SHARED_LIB): $(SHARED_OBJS)
+	$(CC) -shared -o $@ $^ $(HOST_LDLIBS) -ldl
+
+$(CUDA_PLUGIN): $(PLUGIN_OBJS)
+	$(CXX) -shared -Wl,-Bsymbolic -o $@ $^ $(CUDA_LDLIBS) -lm
 
 $(ALCOVE): $(TOOL_OBJS) $(STATIC_LIB)
 	$(LINK) -o $@ $(TOOL_OBJS) $(STATIC_LIB) $(LDLIBS)
 
-# the example uses only the public header and links the shared library
-$(BUILD)/obj/examples/hello.o: examples/hello.c Makefile
+# the examples use only the public header and link the shared library
+$(BUILD)/obj/examples/%.o: examples/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(OPT) $(CWARN) $(DEPFLAGS) $(SANFLAGS) -Iinclude -c $< -o $@
-$(HELLO): $(BUILD)/obj/examples/hello.o $(SHARED_LIB)
+$(EXAMPLES): $(BUILD)/%: $(BUILD)/obj/examples/%.o $(SHARED_LIB) $(CUDA_PLUGIN)
 	$(CC) -o $@ $< -L$(BUILD) -Wl,-rpath,'$$ORIGIN' -lalcove -lm $(SANFLAGS)
 
 $(TESTS): $(TEST_OBJS) $(STATIC_LIB)
@@ -356,7 +369,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/include/alc $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
 	install -m 644 include/alc/*.h $(DESTDIR)$(PREFIX)/include/alc/
 	install -m 644 $(STATIC_LIB) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(SHARED_LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(SHARED_LIB) $(CUDA_PLUGIN) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(ALCOVE) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(BUILD)/alcove.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 

@@ -235,6 +235,12 @@ alctStatus opBeginStep(void* be, const alciStepInput* in) {
     if (st == ALC_OK) st = alcg_upload(s, B->d_p, in->v, vec);
     if (st == ALC_OK) st = alcg_upload(s, B->d_target, in->kinTarget, vec);
     if (st == ALC_OK) st = alcg_upload(s, B->d_kin, in->kinMask, (size_t)B->n);
+    // the friction table, read at every step as the reference backend does (a caller may change
+    // alcModel.mat_friction between steps); nmat^2 doubles
+    if (st == ALC_OK && B->cp.friction) {
+        st = alcg_upload(s, B->d_matFriction, B->m->mat_friction,
+                         sizeof(double) * (size_t)B->m->nmat * (size_t)B->m->nmat);
+    }
     if (st == ALC_OK) {
         st = alcg_stepVec_begin(B->n, B->d_trial, B->d_p, B->d_target, B->d_kin, in->h, in->gravity,
                                 B->d_xt, B->d_vt, B->d_x, B->d_xhat, B->d_xtilde, s);

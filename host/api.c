@@ -126,6 +126,16 @@ alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
         sim->be.ops = NULL;
         return st;
     }
+    // friction is 0 unless set: a gripper commanded by a controller cannot hold anything then
+    int external = 0;
+    for (int i = 0; i < m->ndriver; i++) external |= m->driver_type[i] == ALC_DRIVER_EXTERNAL;
+    if (external && m->opt.contact != ALC_CONTACT_NONE && !alci_frictionOn(m)) {
+        alci_log(sim, 1,
+                 "warning: the model has externally driven bodies but no friction anywhere "
+                 "(friction is 0 unless set): driven bodies cannot hold or push anything "
+                 "tangentially; set alcMaterialDef.friction, alc_specSetFriction or "
+                 "alcOption.frictionDefault");
+    }
     return ALC_OK;
 }
 

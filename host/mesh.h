@@ -73,6 +73,11 @@ alctStatus alci_mesh_funnel(double rTop, double rBottom, double height, int res,
 
 // ---- checks and derived topology ----------------------------------------------------------
 
+/// A tetrahedral mesh whose tetrahedra are all negatively oriented uses the other convention:
+/// swap two vertices of each (a mix of orientations means folded elements, which validation
+/// rejects; it is left alone). Returns 1 when it flipped the mesh.
+int alci_mesh_orientConsistently(alciMesh* mesh);
+
 /// Validate a mesh: non-empty, finite coordinates, indices in range, no repeated vertex in an
 /// element; for tet meshes every tetrahedron has volume above 1e-12 x (longest edge)^3 with
 /// positive orientation (set fixInverted to reorient negative ones instead of failing).

@@ -72,6 +72,36 @@ static alctStatus checkIndices(const int* elem, int n, int k, int nvert, const c
     return ALC_OK;
 }
 
+/// True when every tetrahedron with valid indices has negative signed volume.
+static int allNegative(const alciMesh* mesh) {
+    for (int t = 0; t < mesh->ntet; t++) {
+        const int* v = mesh->tet + 4 * t;
+        for (int k = 0; k < 4; k++) {
+            if (v[k] < 0 || v[k] >= mesh->nvert) return 0;
+        }
+        const double* a = mesh->vert + 3 * v[0];
+        double e[3][3];
+        for (int k = 0; k < 3; k++) {
+            for (int j = 0; j < 3; j++) e[k][j] = mesh->vert[3 * v[k + 1] + j] - a[j];
+        }
+        double det = e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) -
+                     e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) +
+                     e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0]);
+        if (!(det < 0)) return 0;
+    }
+    return mesh->ntet > 0;
+}
+
+int alci_mesh_orientConsistently(alciMesh* mesh) {
+    if (!mesh || mesh->ntet <= 0 || !allNegative(mesh)) return 0;
+    for (int t = 0; t < mesh->ntet; t++) {
+        int tmp = mesh->tet[4 * t + 1];
+        mesh->tet[4 * t + 1] = mesh->tet[4 * t + 2];
+        mesh->tet[4 * t + 2] = tmp;
+    }
+    return 1;
+}
+
 alctStatus alci_mesh_validate(alciMesh* mesh, int fixInverted, char* err, int errsz) {
     if (err && errsz > 0) err[0] = 0;
     if (!mesh) return ALC_ERR_INVALID_ARG;

@@ -379,26 +379,6 @@ static int resolvePath(Loader* L, alciYNode* at, const char* rel, char* out, siz
     return 1;
 }
 
-/// True when every tetrahedron with valid indices has negative signed volume.
-static int allNegative(const alciMesh* mesh) {
-    for (int t = 0; t < mesh->ntet; t++) {
-        const int* v = mesh->tet + 4 * t;
-        for (int k = 0; k < 4; k++) {
-            if (v[k] < 0 || v[k] >= mesh->nvert) return 0;
-        }
-        const double* a = mesh->vert + 3 * v[0];
-        double e[3][3];
-        for (int k = 0; k < 3; k++) {
-            for (int j = 0; j < 3; j++) e[k][j] = mesh->vert[3 * v[k + 1] + j] - a[j];
-        }
-        double det = e[0][0] * (e[1][1] * e[2][2] - e[1][2] * e[2][1]) -
-                     e[0][1] * (e[1][0] * e[2][2] - e[1][2] * e[2][0]) +
-                     e[0][2] * (e[1][0] * e[2][1] - e[1][1] * e[2][0]);
-        if (!(det < 0)) return 0;
-    }
-    return mesh->ntet > 0;
-}
-
 /// Read the mesh: map of a body or obstacle into mesh (validated).
 static int readMesh(Loader* L, alciYNode* owner, int solid, alciMesh* mesh) {
     alciYNode* n = alciy_get(owner, "mesh");
@@ -600,13 +580,7 @@ static int readMesh(Loader* L, alciYNode* owner, int solid, alciMesh* mesh) {
     }
     // a file whose tetrahedra are all negatively oriented uses the other convention: flip it;
     // a mix of orientations means folded (inverted) elements, which validation rejects
-    if (mesh->ntet > 0 && allNegative(mesh)) {
-        for (int t = 0; t < mesh->ntet; t++) {
-            int tmp = mesh->tet[4 * t + 1];
-            mesh->tet[4 * t + 1] = mesh->tet[4 * t + 2];
-            mesh->tet[4 * t + 2] = tmp;
-        }
-    }
+    alci_mesh_orientConsistently(mesh);
     st = alci_mesh_validate(mesh, 0, msg, sizeof msg);
     if (st != ALC_OK) {
         alci_mesh_free(mesh);

@@ -483,6 +483,8 @@ static alctStatus buildBody(const SpecBody* b, BodyGeom* g, char* err, int errsz
             }
         }
     }
+    // a consistently negative tet mesh is turned over, as the scene loader does for files
+    alci_mesh_orientConsistently(mesh);
     alctStatus st = alci_mesh_validate(mesh, 0, msg, sizeof msg);
     if (st != ALC_OK) {
         alci_setMessage(err, errsz, "body '%s': %s", b->name, msg);

@@ -1,4 +1,5 @@
-// Small host utilities: error formatting, clocks, quaternions, warnings and logging.
+// Small host utilities: messages, clocks, quaternions, warnings and logging (errors are
+// formatted by error_format.c).
 #include "alc_internal.h"
 
 #include <math.h>
@@ -6,17 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-void alci_formatError(char* buf, size_t n, const char* file, int line, const char* func,
-                      const char* fmt, ...) {
-    if (!buf || n == 0) return;
-    int k = snprintf(buf, n, "%s:%d %s: ", file, line, func);
-    if (k < 0 || (size_t)k >= n) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + k, n - (size_t)k, fmt, ap);
-    va_end(ap);
-}
 
 void alci_setMessage(char* err, int errsz, const char* fmt, ...) {
     if (!err || errsz <= 0) return;

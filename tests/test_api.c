@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /// One soft tetrahedron above a fixed square: the README hello world, built in code.
@@ -115,10 +116,11 @@ ALC_TEST(api_installAndPkgConfig) {
     const char* dir = alct_tmpDir("install", NULL);
     const char* build = getenv("ALC_BUILD");
     char cmd[8192];
-    snprintf(cmd, sizeof cmd,
-             "make --no-print-directory -s -C '%s' install BUILD='%s' PREFIX='%s/usr' >'%s/make.txt' "
-             "2>&1",
-             alct_rootDir(), build ? build : "build", dir, dir);
+    snprintf(
+        cmd, sizeof cmd,
+        "make --no-print-directory -s -C '%s' install BUILD='%s' PREFIX='%s/usr' >'%s/make.txt' "
+        "2>&1",
+        alct_rootDir(), build ? build : "build", dir, dir);
     ENSURE_MSG(system(cmd) == 0, "make install failed (%s/make.txt)", dir);
     for (int st = 0; st < 2; st++) {
         if (st) {  // only the archive: pkg-config --static must bring every dependency
@@ -309,14 +311,15 @@ ALC_TEST(api_specErrors) {
     ENSURE(strstr(alc_specError(spec), "Young"));
     md.young = 1e5;
     ENSURE_OK(alc_specAddMaterial(spec, &md, NULL));
-    // an inverted tetrahedron is rejected at compile with the body named
-    static const double v[] = {0, 0, 0, 0.1, 0, 0, 0, 0.1, 0, 0, 0, 0.1};
-    static const int inverted[] = {0, 2, 1, 3};
+    // an inverted tetrahedron beside a positive one (a fold; a mesh whose tetrahedra are all
+    // negative is turned over instead) is rejected at compile with the body named
+    static const double v[] = {0, 0, 0, 0.1, 0, 0, 0, 0.1, 0, 0, 0, 0.1, 0.1, 0.1, 0.1};
+    static const int inverted[] = {0, 1, 2, 3, 1, 3, 2, 4};
     alcBodyDef bd = alc_defaultBodyDef();
     bd.name = "flipped";
-    bd.nvert = 4;
+    bd.nvert = 5;
     bd.vert = v;
-    bd.ntet = 1;
+    bd.ntet = 2;
     bd.tet = inverted;
     ENSURE_OK(alc_specAddBody(spec, &bd, NULL));
     alcModel* m = NULL;
@@ -330,6 +333,7 @@ ALC_TEST(api_specErrors) {
     ENSURE_OK(alc_makeSpec(&spec));
     static const int outOfRange[] = {0, 1, 2, 7};
     bd.name = "broken";
+    bd.ntet = 1;
     bd.tet = outOfRange;
     ENSURE_OK(alc_specAddBody(spec, &bd, NULL));
     ENSURE(alc_compileSpec(spec, &m, err, sizeof err) == ALC_ERR_SCENE);
@@ -366,5 +370,163 @@ ALC_TEST(api_driverPose) {
     alc_deleteSim(sim);
     alc_deleteData(d);
     alc_deleteModel(m);
+    return ALC_TEST_PASS;
+}
+
+/// One library that loads everywhere (issue 19, item 6): libalcove.so does not depend on the
+/// CUDA runtime (the CUDA backend is libalcove_cuda.so, opened at run time); a program linked
+/// to it runs the reference backend where that object cannot be loaded, and asking for the
+/// CUDA backend then says why; with the object beside it the CUDA backend loads and reports the
+/// device situation itself (here: no device). Skipped in a CPU-only build (CUDA=0).
+ALC_TEST(api_sharedLibraryWithoutCudaRuntime) {
+    const char* build = getenv("ALC_BUILD");
+    char lib[4096], real[4096];
+    snprintf(lib, sizeof lib, "%s", build ? build : "build");
+    if (realpath(lib, real)) snprintf(lib, sizeof lib, "%s", real);
+    char cmd[16384], path[4200];
+    snprintf(path, sizeof path, "%s/libalcove_cuda.so", lib);
+    if (access(path, R_OK) != 0) {
+        alct_skipReason("a CPU-only build (CUDA=0): no CUDA backend object");
+        return ALC_TEST_SKIP;
+    }
+    // no CUDA library among the shared library's dependencies
+    snprintf(cmd, sizeof cmd,
+             "readelf -d '%s/libalcove.so' | grep NEEDED | grep -qiE 'cuda|cublas|cusparse'", lib);
+    ENSURE_MSG(system(cmd) != 0, "libalcove.so needs a CUDA library (readelf -d)");
+    snprintf(cmd, sizeof cmd, "readelf -d '%s/libalcove_cuda.so' | grep NEEDED | grep -q cudart",
+             lib);
+    ENSURE_MSG(system(cmd) == 0, "libalcove_cuda.so does not link the CUDA runtime");
+    // a program that asks for the CUDA backend, then steps on the reference one
+    const char* dir = alct_tmpDir("plugin", NULL);
+    char src[4096];
+    snprintf(src, sizeof src,
+             "#include <alc/alc.h>\n#include <stdio.h>\n"
+             "int main(void) {\n"
+             "    alcModel* m = NULL; char err[512];\n"
+             "    if (alc_loadScene(\"%s/scenes/box_drop.yaml\", NULL, &m, err, sizeof err)) "
+             "return 3;\n"
+             "    alcData* d = NULL; alc_makeData(m, &d);\n"
+             "    alcSimDef def = alc_defaultSimDef(); def.backend = ALC_BACKEND_CUDA;\n"
+             "    alcSim* sim = NULL; alctStatus s = alc_makeSim(m, &def, &sim);\n"
+             "    printf(\"cuda: %%s: %%s\\n\", alcu_statusString(s), alc_lastError(sim));\n"
+             "    alc_deleteSim(sim); sim = NULL;\n"
+             "    def.backend = ALC_BACKEND_AUTO;\n"
+             "    if (alc_makeSim(m, &def, &sim)) return 4;\n"
+             "    for (int i = 0; i < 3; i++) if (alc_step(sim, d)) return 5;\n"
+             "    printf(\"auto: %%s, 3 steps\\n\", alc_simBackendName(sim));\n"
+             "    alc_deleteSim(sim); alc_deleteData(d); alc_deleteModel(m); return 0;\n}\n",
+             alct_rootDir());
+    ENSURE(alct_writeFile(dir, "probe.c", src));
+    snprintf(cmd, sizeof cmd,
+             "cc '%s/probe.c' -I'%s/include' -L'%s' -Wl,-rpath,'%s' -lalcove -o '%s/probe'", dir,
+             alct_rootDir(), lib, lib, dir);
+    ENSURE_MSG(system(cmd) == 0, "cannot build the probe (%s)", cmd);
+    // without the CUDA backend object: the reference backend, and the reason for cuda
+    snprintf(cmd, sizeof cmd,
+             "ALC_CUDA_PLUGIN=/nonexistent/libalcove_cuda.so '%s/probe' > '%s/none.txt' 2>&1 && "
+             "grep -q 'cuda: ALC_ERR_NO_DEVICE: .*could not be loaded' '%s/none.txt' && "
+             "grep -q 'auto: ref, 3 steps' '%s/none.txt'",
+             dir, dir, dir, dir);
+    ENSURE_MSG(system(cmd) == 0, "without the CUDA object (%s/none.txt)", dir);
+    // with it: it loads, and the device check is its own (no GPU on this machine)
+    snprintf(cmd, sizeof cmd,
+             "'%s/probe' > '%s/with.txt' 2>&1 && ! grep -q 'could not be loaded' '%s/with.txt' && "
+             "grep -q 'auto: ' '%s/with.txt'",
+             dir, dir, dir, dir);
+    ENSURE_MSG(system(cmd) == 0, "with the CUDA object (%s/with.txt)", dir);
+    snprintf(path, sizeof path, "%s/with.txt", dir);
+    FILE* f = fopen(path, "r");
+    char line[1024] = "";
+    if (f) {
+        if (!fgets(line, sizeof line, f)) line[0] = 0;
+        fclose(f);
+    }
+    alct_note("with libalcove_cuda.so: %s", line);
+    return ALC_TEST_PASS;
+}
+
+/// The robotics example (issue 19, item 9), built by `make` against the shared library: two
+/// kinematic fingers commanded by velocity close on a soft cube, lift it 5 cm and hold it with
+/// friction 0.5, and let it slip out with friction 0.03 (the Coulomb bound: each finger presses
+/// with about 14 N on a cube of 1.23 N, so it holds above mu = 0.042).
+ALC_TEST(api_graspExample) {
+    const char* build = getenv("ALC_BUILD");
+    const char* dir = alct_tmpDir("grasp", NULL);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "%s/grasp 0.5 1.6 > %s/held.txt 2>&1", build ? build : "build", dir);
+    int rc = system(cmd);
+    snprintf(cmd, sizeof cmd, "grep -q '^held: cube 5[0-9].[0-9] mm above' %s/held.txt", dir);
+    ENSURE_MSG(WIFEXITED(rc) && WEXITSTATUS(rc) == 0 && system(cmd) == 0, "mu 0.5 (%s/held.txt)",
+               dir);
+    snprintf(cmd, sizeof cmd, "%s/grasp 0.03 1.6 > %s/slip.txt 2>&1", build ? build : "build", dir);
+    rc = system(cmd);
+    snprintf(cmd, sizeof cmd, "grep -q '^dropped: cube 0.[0-9] mm above' %s/slip.txt", dir);
+    ENSURE_MSG(WIFEXITED(rc) && WEXITSTATUS(rc) == 2 && system(cmd) == 0, "mu 0.03 (%s/slip.txt)",
+               dir);
+    char path[1100], line[512] = "";
+    snprintf(path, sizeof path, "%s/held.txt", dir);
+    FILE* f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f) && strncmp(line, "held", 4) != 0) {
+    }
+    if (f) fclose(f);
+    alct_note("mu 0.5: %s", line);
+    return ALC_TEST_PASS;
+}
+
+static char g_logged[4096];
+
+static void captureLog(void* user, int level, const char* msg) {
+    (void)user;
+    if (level <= 1)
+        snprintf(g_logged + strlen(g_logged), sizeof g_logged - strlen(g_logged), "%s\n", msg);
+}
+
+/// A model whose body is commanded by a controller (an external driver), with or without
+/// friction; NULL on failure.
+static alcModel* drivenModel(double friction) {
+    alcSpec* spec = NULL;
+    if (alc_makeSpec(&spec) != ALC_OK) return NULL;
+    alc_specOption(spec)->frictionDefault = friction;
+    alcMaterialDef mat = alc_defaultMaterialDef();
+    alc_specAddMaterial(spec, &mat, NULL);
+    alcMesh* box = NULL;
+    const double size[3] = {0.1, 0.1, 0.1};
+    const int cells[3] = {1, 1, 1};
+    alc_meshBox(size, cells, &box);
+    alcBodyDef bd = alc_defaultBodyDef();
+    bd.nvert = box->nvert;
+    bd.vert = box->vert;
+    bd.ntet = box->ntet;
+    bd.tet = box->tet;
+    int body = -1;
+    alc_specAddBody(spec, &bd, &body);
+    alc_deleteMesh(box);
+    alcDriverDef dd = alc_defaultDriverDef();
+    dd.type = ALC_DRIVER_EXTERNAL;
+    alc_specAddDriver(spec, &dd, body, 0, NULL, NULL);
+    alcModel* m = NULL;
+    alc_compileSpec(spec, &m, NULL, 0);
+    alc_deleteSpec(spec);
+    return m;
+}
+
+/// Friction is 0 unless set (issue 19, item 8): a model with a controller-driven body and no
+/// friction anywhere is made with a warning through the log, one with friction without it.
+ALC_TEST(api_frictionlessDriverWarned) {
+    for (int withFriction = 0; withFriction < 2; withFriction++) {
+        alcModel* m = drivenModel(withFriction ? 0.5 : 0);
+        ENSURE(m);
+        alcSimDef def = alc_defaultSimDef();
+        def.backend = ALC_BACKEND_REF;
+        def.log = captureLog;
+        g_logged[0] = 0;
+        alcSim* sim = NULL;
+        ENSURE_OK(alc_makeSim(m, &def, &sim));
+        int warned = strstr(g_logged, "no friction anywhere") != NULL;
+        ENSURE_MSG(warned == !withFriction, "friction %d: log '%s'", withFriction, g_logged);
+        if (warned) alct_note("%s", g_logged);
+        alc_deleteSim(sim);
+        alc_deleteModel(m);
+    }
     return ALC_TEST_PASS;
 }

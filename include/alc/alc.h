@@ -174,6 +174,63 @@ ALC_API const char* alc_specError(const alcSpec* spec);
 ///         empty) with the body and element named; ALC_ERR_NOMEM.
 ALC_API alctStatus alc_compileSpec(const alcSpec* spec, alcModel** model, char* err, int errsz);
 
+// ---- meshes -------------------------------------------------------------------------------
+// The generators and readers of the scene format (docs/scene-format.md, "mesh"), for bodies
+// built in code: the same meshes a YAML scene makes from the same parameters. Each returns
+// ALC_OK with *mesh owned by the caller (alc_deleteMesh), ALC_ERR_INVALID_ARG (NULL, a size
+// that is not finite and positive, a resolution out of range; *mesh NULL) or ALC_ERR_NOMEM.
+// Solids are centred at the origin; place them with alcBodyDef.position and rotation.
+
+/// Box of size[0] x size[1] x size[2] (m) with cells[i] >= 1 cells along axis i, each cell
+/// split into 6 tetrahedra (scene: box: {size, cells}).
+ALC_API alctStatus alc_meshBox(const double size[3], const int cells[3], alcMesh** mesh);
+
+/// Ball of the given radius (m); res >= 2 cells across the diameter (scene: sphere).
+ALC_API alctStatus alc_meshSphere(double radius, int res, alcMesh** mesh);
+
+/// Cylinder along +y, radius and height in m, resRadial >= 2 cells across the diameter and
+/// resHeight >= 1 along the axis (scene: cylinder).
+ALC_API alctStatus alc_meshCylinder(double radius, double height, int resRadial, int resHeight,
+                                    alcMesh** mesh);
+
+/// Torus in the xz plane around +y: majorRadius of the ring, minorRadius of the tube (m),
+/// resMajor >= 3 cells around the ring, resMinor >= 2 across the tube (scene: torus).
+ALC_API alctStatus alc_meshTorus(double majorRadius, double minorRadius, int resMajor,
+                                 int resMinor, alcMesh** mesh);
+
+/// Obstacle: a square plane in xz, normal +y, size[0] x size[1] (m), res >= 1 cells per side
+/// (scene: plane; with `up: z` scenes turn it to face +z, code places it with the body's
+/// rotation).
+ALC_API alctStatus alc_meshPlane(const double size[2], int res, alcMesh** mesh);
+
+/// Obstacle: the surface of a box of the given size (m), normals inward (bodies inside), res
+/// cells per edge; closed = 0 leaves the top (+y) open: a well (scene: box as an obstacle).
+ALC_API alctStatus alc_meshBoxSurface(const double size[3], int res, int closed, alcMesh** mesh);
+
+/// Obstacle: a hemispherical bowl of the given radius (m) opening towards +y, rim at y = 0, res
+/// rings (scene: bowl).
+ALC_API alctStatus alc_meshBowl(double radius, int res, alcMesh** mesh);
+
+/// Obstacle: a funnel along y, a truncated cone from topRadius at y = height/2 to bottomRadius
+/// at -height/2 (m), open at both ends, res segments around (scene: funnel).
+ALC_API alctStatus alc_meshFunnel(double topRadius, double bottomRadius, double height, int res,
+                                  alcMesh** mesh);
+
+/// Read a mesh file as the scene loader does: .msh (Gmsh 2.2 or 4.1, ASCII or binary),
+/// .node/.ele (TetGen; the other file found beside it), .obj (Wavefront surface). A tet mesh
+/// whose tetrahedra are all negatively oriented (the other convention) is turned over, and
+/// *reoriented set to 1; then the mesh is validated (finite coordinates, indices in range,
+/// no degenerate or inverted element).
+/// @param[out] reoriented  1 when the tetrahedra were turned over, else 0; nullable
+/// @param[out] err         "path:line: what is wrong" on failure; nullable
+/// @return ALC_OK; ALC_ERR_IO (unreadable); ALC_ERR_SCENE (malformed or invalid, e.g. a mix of
+///         orientations: folded elements); ALC_ERR_INVALID_ARG; ALC_ERR_NOMEM.
+ALC_API alctStatus alc_meshRead(const char* path, alcMesh** mesh, int* reoriented, char* err,
+                                int errsz);
+
+/// Free a mesh made by the functions above. NULL-safe.
+ALC_API void alc_deleteMesh(alcMesh* mesh);
+
 // ---- data ---------------------------------------------------------------------------------
 
 /// Make data for a model, set to the initial state (alc_resetData).

@@ -260,7 +260,9 @@ typedef struct alcModel_ {
     double* mat_young;     ///< Young's modulus, Pa (nmat)
     double* mat_poisson;   ///< Poisson ratio (nmat)
     double* mat_lame;      ///< Lame mu, lambda (nmat x 2), Pa
-    double* mat_friction;  ///< friction coefficient per material pair (nmat x nmat); -1 = default
+    double* mat_friction;  ///< friction coefficient per material pair (nmat x nmat); -1 = default;
+                           ///< may be changed between steps: both backends read it when a step
+                           ///< begins
     int* mat_nameadr;      ///< offset of the name in names (nmat)
 
     // drivers: vertices with vert_driver == k move rigidly with driver k
@@ -456,6 +458,20 @@ typedef struct alcMaterialDef_ {
     double friction;    ///< friction coefficient against every material; -1 = option default
     int internalValue;  ///< do not set
 } alcMaterialDef;
+
+/// A mesh in host memory: vertices with tetrahedra (a solid) or triangles (an obstacle
+/// surface), 0-based indices. Made by the alc_mesh* functions and alc_meshRead; owned by the
+/// caller and freed with alc_deleteMesh. Its arrays go into alcBodyDef as they are (vert and
+/// nvert with tet and ntet for a solid; with tri and ntri for an obstacle), and the spec copies
+/// them, so the mesh may be deleted once the body is added.
+typedef struct alcMesh_ {
+    int nvert;     ///< vertices
+    int ntet;      ///< tetrahedra (0 for a surface)
+    int ntri;      ///< triangles (a surface; a .msh file's boundary triangles beside its tets)
+    double* vert;  ///< positions (nvert x 3), m
+    int* tet;      ///< tetrahedra (ntet x 4), positively oriented
+    int* tri;      ///< triangles (ntri x 3); generated obstacles face the side bodies are on
+} alcMesh;
 
 /// A solid tetrahedral body or a triangle obstacle, for alc_specAddBody.
 /// Fill with alc_defaultBodyDef(). The library copies the arrays.

@@ -1,0 +1,37 @@
+// The exported entry points of libalcove_cuda.so, the CUDA backend as a shared object that
+// libalcove.so opens at run time (host/plugin/cuda_loader.c), so that the host library loads and
+// runs the reference backend on a machine without the CUDA runtime. Everything else in the
+// object is hidden (-fvisibility=hidden) and bound inside it (-Bsymbolic). The static library
+// links cuda/*.cu directly and does not use this file.
+#include "alc_internal.h"
+#include "backend.h"
+
+#define ALCG_PLUGIN_API __attribute__((visibility("default")))
+
+/// The interface version: the loader refuses an object built with other struct layouts.
+ALCG_PLUGIN_API unsigned long alcg_plugin_abi(void);
+ALCG_PLUGIN_API int alcg_plugin_available(void);
+ALCG_PLUGIN_API int alcg_plugin_complete(void);
+ALCG_PLUGIN_API int alcg_plugin_emulated(void);
+ALCG_PLUGIN_API alctStatus alcg_plugin_backendMake(alcSim* sim, alciBackend* out);
+
+unsigned long alcg_plugin_abi(void) {
+    return (unsigned long)ALC_VERSION_HEADER * 1000003ul + sizeof(struct alcSim_) * 131ul +
+           sizeof(alciBackendOps) * 7ul + sizeof(alcSimDef);
+}
+
+int alcg_plugin_available(void) {
+    return alcu_cudaAvailable();
+}
+
+int alcg_plugin_complete(void) {
+    return alcg_backend_complete();
+}
+
+int alcg_plugin_emulated(void) {
+    return alcg_device_emulated();
+}
+
+alctStatus alcg_plugin_backendMake(alcSim* sim, alciBackend* out) {
+    return alcg_backend_make(sim, out);
+}
