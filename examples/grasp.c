@@ -168,6 +168,11 @@ int main(int argc, char** argv) {
         "iterations in %ld steps, %.2f s of solver time\n",
         held ? "held" : "dropped", 1000 * height, 1000 * lifted, d->run.newton, d->run.steps,
         d->run.time[ALC_TIMER_STEP]);
+    const double* t = d->run.time;
+    printf(
+        "solver time by phase: hessian %.2f s, linear solves %.2f s, ccd %.2f s, line search "
+        "%.2f s\n",
+        t[ALC_TIMER_HESSIAN], t[ALC_TIMER_PCG], t[ALC_TIMER_CCD], t[ALC_TIMER_LINESEARCH]);
     alc_deleteSim(sim);
     alc_deleteData(d);
     alc_deleteModel(m);

@@ -3,7 +3,7 @@
 #include "ref/direct_ref.h"
 
 #define ALC_VERSION_MAJOR 0
-#define ALC_VERSION_MINOR 4
+#define ALC_VERSION_MINOR 5
 #define ALC_VERSION_PATCH 0
 
 int alcu_version(void) {

@@ -26,23 +26,32 @@ extern "C" {
 #endif
 
 /// Version of this header: major * 10000 + minor * 100 + patch.
-#define ALC_VERSION_HEADER 400
+#define ALC_VERSION_HEADER 500
 
 // ---- utilities ----------------------------------------------------------------------------
 
 /// Version of the linked library (same encoding as ALC_VERSION_HEADER).
 ALC_API int alcu_version(void);
 
-/// Version of the linked library as a string, e.g. "0.1.0".
+/// Layout of the public structs, for bindings that read fields by offset instead of mirroring
+/// the structs (python/alcove does): the byte offset of `field` in the struct named `type`
+/// ("alcData", "alcModel", "alcContact", "alcStepStat", "alcRunStat"), and its size in *size;
+/// field "" or NULL gives 0 and the size of the struct itself. Only the fields a binding needs
+/// are listed (host/layout.c).
+/// @param[out] size  bytes of the field or struct; nullable
+/// @return the offset, or -1 for an unknown type or field.
+ALC_API long alcu_layout(const char* type, const char* field, size_t* size);
+
+/// Version of the linked library as a string, e.g. "0.1.0". The string is static.
 ALC_API const char* alcu_versionString(void);
 
-/// Name of a status code, e.g. "ALC_ERR_SCENE"; "unknown status" when out of range.
+/// Name of a status code, e.g. "ALC_ERR_SCENE"; "unknown status" when out of range. Static.
 ALC_API const char* alcu_statusString(alctStatus status);
 
-/// Name of a warning, e.g. "ALC_WARN_PCG_MAXITER".
+/// Name of a warning, e.g. "ALC_WARN_PCG_MAXITER". The string is static.
 ALC_API const char* alcu_warningString(alctWarning warning);
 
-/// Name of a timer, e.g. "hessian".
+/// Name of a timer, e.g. "hessian". The string is static.
 ALC_API const char* alcu_timerString(alctTimer timer);
 
 /// 1 if this build contains the CUDA backend and a CUDA device is usable, else 0.
@@ -96,7 +105,7 @@ ALC_API void alc_deleteModel(alcModel* model);
 /// @return ALC_OK; ALC_ERR_INVALID_ARG (NULL argument); ALC_ERR_NOMEM.
 ALC_API alctStatus alc_copyModel(const alcModel* src, alcModel** dst);
 
-/// Name of body i ("" when out of range).
+/// Name of body i ("" when out of range); points into the model, valid while it lives.
 ALC_API const char* alc_bodyName(const alcModel* model, int body);
 
 /// Index of the body with this name, or -1.
@@ -105,7 +114,7 @@ ALC_API int alc_bodyIndex(const alcModel* model, const char* name);
 /// Index of the driver with this name, or -1.
 ALC_API int alc_driverIndex(const alcModel* model, const char* name);
 
-/// Name of the scene ("" when none).
+/// Name of the scene ("" when none); points into the model, valid while it lives.
 ALC_API const char* alc_sceneName(const alcModel* model);
 
 // ---- building a model in code -------------------------------------------------------------
@@ -163,7 +172,8 @@ ALC_API alctStatus alc_specAddDriver(alcSpec* spec, const alcDriverDef* def, int
 /// Nullable: name, outDir
 ALC_API alctStatus alc_specSetNames(alcSpec* spec, const char* name, const char* outDir);
 
-/// Message of the last failed spec call ("" when none).
+/// Message of the last failed spec call ("" when none); owned by the spec, valid until its
+/// next call.
 ALC_API const char* alc_specError(const alcSpec* spec);
 
 /// Compile the specification into a model: derived quantities (rest shapes, volumes, masses,
@@ -310,7 +320,8 @@ ALC_API int alc_simThreads(const alcSim* sim);
 /// its allocations, also in the emulation), host memory on the reference backend. 0 for NULL.
 ALC_API size_t alc_simMemory(const alcSim* sim);
 
-/// Message of the last failure on this sim ("" when none): "file:line function: message".
+/// Message of the last failure on this sim ("" when none): "file:line function: message";
+/// owned by the sim, valid until its next failing call. "" for NULL.
 ALC_API const char* alc_lastError(const alcSim* sim);
 
 /// Advance the data by one time step (AL paper Algorithm 1, or the selected contact model).
