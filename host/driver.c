@@ -2,6 +2,7 @@
 // keyframes) and caller-driven (external) targets. The targets of a step are the positions at
 // its end, so CCD sees the sweep from the current positions to them, never a teleport.
 #include "alc_internal.h"
+#include "hd/alcm_svd.h"
 #include "model_xmacro.h"
 
 #include <math.h>
@@ -138,21 +139,26 @@ void alci_driver_eval(const alcModel* m, double t, const int* ext, const int* re
     }
 }
 
+/// A pose's quaternion normalized into q (identity for NULL); 0 when the quaternion is zero or
+/// not finite, or the translation not finite.
+static int poseOk(const double translation[3], const double quat[4], double q[4]) {
+    q[0] = 1, q[1] = q[2] = q[3] = 0;
+    if (quat) {
+        double n =
+            sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3]);
+        if (!(n > 0) || !isfinite(n)) return 0;
+        for (int j = 0; j < 4; j++) q[j] = quat[j] / n;
+    }
+    return isfinite(translation[0]) && isfinite(translation[1]) && isfinite(translation[2]);
+}
+
 alctStatus alc_setDriverPose(const alcModel* m, alcData* d, int driver, const double translation[3],
                              const double quat[4]) {
     if (!m || !d || !translation || driver < 0 || driver >= m->ndriver) {
         return ALC_ERR_INVALID_ARG;
     }
-    double q[4] = {1, 0, 0, 0};
-    if (quat) {
-        double n =
-            sqrt(quat[0] * quat[0] + quat[1] * quat[1] + quat[2] * quat[2] + quat[3] * quat[3]);
-        if (!(n > 0) || !isfinite(n)) return ALC_ERR_INVALID_ARG;
-        for (int j = 0; j < 4; j++) q[j] = quat[j] / n;
-    }
-    if (!isfinite(translation[0]) || !isfinite(translation[1]) || !isfinite(translation[2])) {
-        return ALC_ERR_INVALID_ARG;
-    }
+    double q[4];
+    if (!poseOk(translation, quat, q)) return ALC_ERR_INVALID_ARG;
     const double* c = m->driver_param + ALC_DRIVER_NPARAM * driver + ALC_DP_CENTROID;
     for (int v = 0; v < m->nvert; v++) {
         if (m->vert_driver[v] != driver) continue;
@@ -167,8 +173,7 @@ alctStatus alc_setDriverPose(const alcModel* m, alcData* d, int driver, const do
 
 alctStatus alc_setDriverVelocity(const alcModel* m, alcData* d, int driver,
                                  const double velocity[3], const double omega[3], double dt) {
-    if (!m || !d || !velocity || driver < 0 || driver >= m->ndriver || !(dt > 0) ||
-        !isfinite(dt)) {
+    if (!m || !d || !velocity || driver < 0 || driver >= m->ndriver || !(dt > 0) || !isfinite(dt)) {
         return ALC_ERR_INVALID_ARG;
     }
     double w[3] = {0, 0, 0};
@@ -202,4 +207,96 @@ alctStatus alc_setDriverVelocity(const alcModel* m, alcData* d, int driver,
     }
     d->driver_external[driver] = 1;
     return ALC_OK;
+}
+
+/// Unit quaternion (w, x, y, z) of a rotation matrix (row-major), Shepperd's method.
+static void matToQuat(const double R[9], double q[4]) {
+    double tr = R[0] + R[4] + R[8];
+    if (tr > 0) {
+        double s = 2 * sqrt(tr + 1);
+        q[0] = 0.25 * s;
+        q[1] = (R[7] - R[5]) / s;
+        q[2] = (R[2] - R[6]) / s;
+        q[3] = (R[3] - R[1]) / s;
+    } else if (R[0] > R[4] && R[0] > R[8]) {
+        double s = 2 * sqrt(1 + R[0] - R[4] - R[8]);
+        q[0] = (R[7] - R[5]) / s;
+        q[1] = 0.25 * s;
+        q[2] = (R[1] + R[3]) / s;
+        q[3] = (R[2] + R[6]) / s;
+    } else if (R[4] > R[8]) {
+        double s = 2 * sqrt(1 + R[4] - R[0] - R[8]);
+        q[0] = (R[2] - R[6]) / s;
+        q[1] = (R[1] + R[3]) / s;
+        q[2] = 0.25 * s;
+        q[3] = (R[5] + R[7]) / s;
+    } else {
+        double s = 2 * sqrt(1 + R[8] - R[0] - R[4]);
+        q[0] = (R[3] - R[1]) / s;
+        q[1] = (R[2] + R[6]) / s;
+        q[2] = (R[5] + R[7]) / s;
+        q[3] = 0.25 * s;
+    }
+}
+
+alctStatus alc_setDriverPoseAt(const alcModel* m, alcData* d, int driver,
+                               const double translation[3], const double quat[4], double time) {
+    if (!m || !d || !translation || driver < 0 || driver >= m->ndriver || !isfinite(time)) {
+        return ALC_ERR_INVALID_ARG;
+    }
+    double h = m->opt.timestep, tau = time - d->time;
+    // reached within the next step: the pose itself is its target
+    if (!(tau > h * (1 + 1e-9))) return alc_setDriverPose(m, d, driver, translation, quat);
+    double q[4];
+    if (!poseOk(translation, quat, q)) return ALC_ERR_INVALID_ARG;
+    // the goal targets g (alc_setDriverPose's) and the current ones k: centroids, then the
+    // rotation taking k to g about their centroids (Kabsch: R = V U^T of H = sum k' g'^T)
+    const double* c0 = m->driver_param + ALC_DRIVER_NPARAM * driver + ALC_DP_CENTROID;
+    double ck[3] = {0, 0, 0}, cg[3] = {0, 0, 0};
+    int n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        alcM3 H = alcm_m3_zero();
+        for (int v = 0; v < m->nvert; v++) {
+            if (m->vert_driver[v] != driver) continue;
+            double r[3], g[3];
+            for (int j = 0; j < 3; j++) r[j] = m->vert_x0[3 * v + j] - c0[j];
+            alci_quatRotate(q, r, g);
+            for (int j = 0; j < 3; j++) g[j] += c0[j] + translation[j];
+            const double* k = d->kin_target + 3 * v;
+            if (pass == 0) {
+                for (int j = 0; j < 3; j++) ck[j] += k[j], cg[j] += g[j];
+                n++;
+            } else {
+                for (int a = 0; a < 3; a++)
+                    for (int b = 0; b < 3; b++) H.m[3 * a + b] += (k[a] - ck[a]) * (g[b] - cg[b]);
+            }
+        }
+        if (n == 0) return ALC_ERR_INVALID_ARG;
+        if (pass == 0) {
+            for (int j = 0; j < 3; j++) ck[j] /= n, cg[j] /= n;
+            continue;
+        }
+        alcM3 U, V;
+        alcV3 sigma;
+        alcm_m3_svd(H, &U, &sigma, &V);
+        double R[9], rq[4];
+        for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++) {
+                R[3 * a + b] = 0;
+                for (int k = 0; k < 3; k++) R[3 * a + b] += V.m[3 * a + k] * U.m[3 * b + k];
+            }
+        matToQuat(R, rq);
+        if (rq[0] < 0)
+            for (int j = 0; j < 4; j++) rq[j] = -rq[j];
+        double s = sqrt(rq[1] * rq[1] + rq[2] * rq[2] + rq[3] * rq[3]);
+        double angle = 2 * atan2(s, rq[0]);
+        double v[3], w[3] = {0, 0, 0};
+        for (int j = 0; j < 3; j++) {
+            v[j] = (cg[j] - ck[j]) / tau;
+            if (s > 0) w[j] = rq[j + 1] / s * angle / tau;
+        }
+        // the twist that arrives at the goal at `time`: this step's share of it
+        return alc_setDriverVelocity(m, d, driver, v, w, h);
+    }
+    return ALC_ERR_INVALID_ARG;
 }

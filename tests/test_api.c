@@ -530,3 +530,53 @@ ALC_TEST(api_frictionlessDriverWarned) {
     }
     return ALC_TEST_PASS;
 }
+
+/// A (pose, time) pair for a driver (issue 19, item 5): called before each step, the targets
+/// move at constant speed and angular velocity and arrive at the pose exactly on time; half way
+/// they are half way (centroid and angle). The data's time is advanced by hand: only the
+/// targets are under test.
+ALC_TEST(api_driverPoseAt) {
+    alcModel* m = drivenModel(0.5);
+    ENSURE(m);
+    alcData* d = NULL;
+    ENSURE_OK(alc_makeData(m, &d));
+    const double h = m->opt.timestep, t[3] = {0.1, 0.2, -0.05};
+    const double turn = 1.5707963267948966;  // 90 degrees about z
+    const double q[4] = {cos(0.5 * turn), 0, 0, sin(0.5 * turn)};
+    int nv = m->body_vertnum[0], a = m->body_vertadr[0];
+    double c0[3] = {0, 0, 0};
+    for (int i = a; i < a + nv; i++)
+        for (int k = 0; k < 3; k++) c0[k] += d->kin_target[3 * i + k] / nv;
+    double arrive = 40 * h;
+    for (int s = 0; s < 40; s++) {
+        ENSURE_OK(alc_setDriverPoseAt(m, d, 0, t, q, arrive));
+        d->time += h;
+        if (s == 19) {  // half way: centroid half way, rotated 45 degrees
+            double c[3] = {0, 0, 0};
+            for (int i = a; i < a + nv; i++)
+                for (int k = 0; k < 3; k++) c[k] += d->kin_target[3 * i + k] / nv;
+            for (int k = 0; k < 3; k++) ENSURE_NEAR(c[k], c0[k] + 0.5 * t[k], 1e-12);
+            double r0x = m->vert_x0[3 * a] - c0[0], r0y = m->vert_x0[3 * a + 1] - c0[1];
+            double rx = d->kin_target[3 * a] - c[0], ry = d->kin_target[3 * a + 1] - c[1];
+            double ang = atan2(r0x * ry - r0y * rx, r0x * rx + r0y * ry);
+            ENSURE_NEAR(ang, 0.5 * turn, 1e-9);
+        }
+    }
+    // on time: exactly the pose alc_setDriverPose gives
+    alcData* g = NULL;
+    ENSURE_OK(alc_makeData(m, &g));
+    ENSURE_OK(alc_setDriverPose(m, g, 0, t, q));
+    double worst = 0;
+    for (int i = 0; i < 3 * m->nvert; i++)
+        worst = fmax(worst, fabs(d->kin_target[i] - g->kin_target[i]));
+    ENSURE_MSG(worst < 1e-12, "arrival off by %.3g m", worst);
+    ENSURE(d->driver_external[0] == 1);
+    ENSURE(alc_setDriverPoseAt(m, d, 5, t, q, 1.0) == ALC_ERR_INVALID_ARG);
+    ENSURE(alc_setDriverPoseAt(m, d, 0, t, q, NAN) == ALC_ERR_INVALID_ARG);
+    alct_note("pose reached on time within %.2g m; half way: half the translation and 45 degrees",
+              worst);
+    alc_deleteData(g);
+    alc_deleteData(d);
+    alc_deleteModel(m);
+    return ALC_TEST_PASS;
+}

@@ -287,6 +287,22 @@ ALC_API alctStatus alc_setDriverVelocity(const alcModel* model, alcData* data, i
                                          const double velocity[3], const double omega[3],
                                          double dt);
 
+/// Drive a driver to a pose by a given time: the pose (relative to the initial one, as
+/// alc_setDriverPose) is where its vertices arrive at simulated time `time`. Call before every
+/// alc_step until then: each call gives the next step its share of the remaining rigid motion
+/// from where the targets are (the centroid at constant speed, the rotation at constant angular
+/// velocity about it: the twist of alc_setDriverVelocity that arrives on time); a call with
+/// `time` within the next step sets the pose itself. The driver is marked external.
+/// @param[in] translation  t (3), m
+/// @param[in] quat         R as a unit quaternion w, x, y, z; NULL = identity
+/// @param[in] time         arrival time (s), absolute simulated time as alcData.time
+/// @return ALC_OK; ALC_ERR_INVALID_ARG (NULL, a driver index out of range or without vertices,
+///         a translation, quaternion or time that is not finite).
+/// Nullable: quat
+ALC_API alctStatus alc_setDriverPoseAt(const alcModel* model, alcData* data, int driver,
+                                       const double translation[3], const double quat[4],
+                                       double time);
+
 /// Hash of the state (positions, velocities, time) for determinism checks.
 ALC_API uint64_t alc_stateHash(const alcData* data);
 

@@ -321,6 +321,15 @@ class Sim:
         if st != 0:
             raise Error(_status(st), "set_driver_pose(%d)" % driver)
 
+    def set_driver_pose_at(self, driver, translation, quat, time):
+        """Arrive at a pose (relative to the initial one) at simulated time `time`: call before
+        every step until then (alc_setDriverPoseAt)."""
+        t = (ctypes.c_double * 3)(*map(float, translation))
+        q = (ctypes.c_double * 4)(*map(float, quat)) if quat is not None else None
+        st = _lib.alc_setDriverPoseAt(self.model._m, self._d, int(driver), t, q, float(time))
+        if st != 0:
+            raise Error(_status(st), "set_driver_pose_at(%d)" % driver)
+
     def _timestep(self):
         return self.model.timestep
 

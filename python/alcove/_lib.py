@@ -84,6 +84,8 @@ def _declare(lib):
                                         c.POINTER(c.c_double)]),
         "alc_setDriverVelocity": (c.c_int, [P, P, c.c_int, c.POINTER(c.c_double),
                                             c.POINTER(c.c_double), c.c_double]),
+        "alc_setDriverPoseAt": (c.c_int, [P, P, c.c_int, c.POINTER(c.c_double),
+                                          c.POINTER(c.c_double), c.c_double]),
         "alc_checkpointSize": (c.c_int, [P, P, c.POINTER(c.c_size_t)]),
         "alc_saveCheckpoint": (c.c_int, [P, P, c.c_void_p, c.c_size_t,
                                          c.POINTER(c.c_size_t)]),

@@ -80,6 +80,17 @@ class Package(unittest.TestCase):
             s.restore(b"not a checkpoint" * 4)
         self.assertEqual(e.exception.status, "ALC_ERR_IO")
 
+    def test_driverPoseAt(self):
+        m = alcove.Model(os.path.join(ROOT, "examples", "grasp.yaml"))
+        s = alcove.Sim(m, backend="ref", threads=1)
+        f = m.body_vertices(m.body("left finger"))
+        d = m.driver("left finger-motion")
+        start = s.x[f].mean(axis=0).copy()
+        for _ in range(10):  # 2 mm towards the cube, arriving at t = 0.1 s
+            s.set_driver_pose_at(d, [0.002, 0, 0], None, 0.1)
+            s.step()
+        np.testing.assert_allclose(s.x[f].mean(axis=0) - start, [0.002, 0, 0], atol=1e-6)
+
     def test_errors(self):
         with self.assertRaises(alcove.Error) as e:
             alcove.Model(scene("slope.yaml"), params={"nosuch": 1})
