@@ -1,5 +1,12 @@
 // alcove public types: status codes, enums, the model, the data, defs and statistics.
 // Units are SI throughout: metres, seconds, kilograms, pascals, newtons.
+//
+// Naming, one rule for every field (MuJoCo's, whose mjModel and mjData alcModel and alcData
+// follow): the arrays of alcModel and alcData are object_field in snake case (vert_x0, tet_vert,
+// kin_target, body_force; the principal state is plainly x and v), as are the peak counters
+// maxuse_* (mjData's maxuse_arena); every other field, in the defs, options and statistics, is
+// camelCase (timestep, frictionDefault, cgTotal, normalForce, paramValue). Types are alc*,
+// enums alct*, constants ALC_*, functions alc_* (the API), alcu_* (utilities).
 #ifndef ALC_ALC_TYPES_H_
 #define ALC_ALC_TYPES_H_
 
