@@ -109,7 +109,7 @@ static void runUsage(FILE* out) {
         "                     was started with (options given here are applied after them,\n"
         "                     e.g. --steps to extend it); without a checkpoint it starts again\n"
         "  --no-checkpoint    do not write OUTDIR/checkpoint.alck (written with every frame\n"
-        "                     and when the run ends or is interrupted)\n"
+        "                     and at the end; an interrupted run keeps its last frame's)\n"
         "  --sync             fsync every file (survives power loss; slower)\n"
         "  --quiet            no progress bar and no summary\n"
         "  --verbose, -v      log every solver iteration (alpha, active pairs, mu)\n"
