@@ -50,6 +50,7 @@ struct Backend {
     int *d_svert, *d_edge_vert, *d_tri_vert;
     int *d_vertBody, *d_bodyMat, *d_vertadr, *d_vertnum;
     double* d_matFriction;
+    double* h_matFriction;  // what d_matFriction holds (nmat^2), to upload it only when changed
     alcgTetMesh mesh;
     alcgBodies bodies;
     alcgFricMaterials mats;
@@ -209,6 +210,7 @@ void opDestroy(void* be) {
     free(B->h_fric);
     free(B->h_x);
     free(B->h_xt);
+    free(B->h_matFriction);
     free(B);
 }
 
@@ -236,10 +238,11 @@ alctStatus opBeginStep(void* be, const alciStepInput* in) {
     if (st == ALC_OK) st = alcg_upload(s, B->d_target, in->kinTarget, vec);
     if (st == ALC_OK) st = alcg_upload(s, B->d_kin, in->kinMask, (size_t)B->n);
     // the friction table, read at every step as the reference backend does (a caller may change
-    // alcModel.mat_friction between steps); nmat^2 doubles
-    if (st == ALC_OK && B->cp.friction) {
-        st = alcg_upload(s, B->d_matFriction, B->m->mat_friction,
-                         sizeof(double) * (size_t)B->m->nmat * (size_t)B->m->nmat);
+    // alcModel.mat_friction between steps): uploaded when it differs from the device's copy
+    size_t fbytes = sizeof(double) * (size_t)B->m->nmat * (size_t)B->m->nmat;
+    if (st == ALC_OK && B->cp.friction && memcmp(B->h_matFriction, B->m->mat_friction, fbytes)) {
+        st = alcg_upload(s, B->d_matFriction, B->m->mat_friction, fbytes);
+        memcpy(B->h_matFriction, B->m->mat_friction, fbytes);
     }
     if (st == ALC_OK) {
         st = alcg_stepVec_begin(B->n, B->d_trial, B->d_p, B->d_target, B->d_kin, in->h, in->gravity,
@@ -740,7 +743,11 @@ alctStatus make(Backend* B) {
     if (st == ALC_OK) {
         B->h_x = (double*)calloc((size_t)B->N + 1, sizeof(double));
         B->h_xt = (double*)calloc((size_t)B->N + 1, sizeof(double));
-        if (!B->h_x || !B->h_xt) {
+        B->h_matFriction = (double*)malloc(sizeof(double) * ((size_t)m->nmat * m->nmat + 1));
+        if (B->h_matFriction) {
+            memcpy(B->h_matFriction, m->mat_friction, sizeof(double) * (size_t)m->nmat * m->nmat);
+        }
+        if (!B->h_x || !B->h_xt || !B->h_matFriction) {
             snprintf(s->err, sizeof s->err, "out of host memory");
             st = ALC_ERR_NOMEM;
         }

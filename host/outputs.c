@@ -70,19 +70,26 @@ alctStatus alc_writeTopology(const alcModel* model, const char* path, char* err,
     return alci_state_writeTopology(path, model, err, errsz);
 }
 
-alctStatus alc_statsOpen(const char* path, int json, alcStatsFile** file, char* err, int errsz) {
-    if (!file) return ALC_ERR_INVALID_ARG;
+/// A stats file, new (truncated, with its header) or appended to (a resumed run).
+static alctStatus newStats(const char* path, int json, int append, alcStatsFile** file, char* err,
+                           int errsz) {
     *file = (alcStatsFile*)calloc(1, sizeof **file);
     if (!*file) {
         alci_file_setError(err, errsz, "%s: out of memory", path ? path : "stats");
         return ALC_ERR_NOMEM;
     }
-    alctStatus st = alci_stats_open(&(*file)->s, path, json, err, errsz);
+    alctStatus st = append ? alci_stats_openAppend(&(*file)->s, path, json, err, errsz)
+                           : alci_stats_open(&(*file)->s, path, json, err, errsz);
     if (st != ALC_OK) {
         free(*file);
         *file = NULL;
     }
     return st;
+}
+
+alctStatus alc_statsOpen(const char* path, int json, alcStatsFile** file, char* err, int errsz) {
+    if (!file) return ALC_ERR_INVALID_ARG;
+    return newStats(path, json, 0, file, err, errsz);
 }
 
 alctStatus alc_statsResume(const char* path, int json, long step, alcStatsFile** file, char* err,
@@ -93,18 +100,7 @@ alctStatus alc_statsResume(const char* path, int json, long step, alcStatsFile**
     }
     *file = NULL;
     alctStatus st = alci_log_trim(path, step, !json, json, err, errsz);
-    if (st != ALC_OK) return st;
-    *file = (alcStatsFile*)calloc(1, sizeof **file);
-    if (!*file) {
-        alci_file_setError(err, errsz, "%s: out of memory", path);
-        return ALC_ERR_NOMEM;
-    }
-    st = alci_stats_openAppend(&(*file)->s, path, json, err, errsz);
-    if (st != ALC_OK) {
-        free(*file);
-        *file = NULL;
-    }
-    return st;
+    return st != ALC_OK ? st : newStats(path, json, 1, file, err, errsz);
 }
 
 alctStatus alc_statsWrite(alcStatsFile* file, const alcData* data, char* err, int errsz) {
@@ -121,19 +117,24 @@ alctStatus alc_statsClose(alcStatsFile* file, char* err, int errsz) {
     return st;
 }
 
-alctStatus alc_contactLogOpen(const char* path, alcContactLog** log, char* err, int errsz) {
-    if (!log) return ALC_ERR_INVALID_ARG;
+/// A contact log, new (truncated, with its header) or appended to (a resumed run).
+static alctStatus newLog(const char* path, int append, alcContactLog** log, char* err, int errsz) {
     *log = (alcContactLog*)calloc(1, sizeof **log);
     if (!*log) {
         alci_file_setError(err, errsz, "%s: out of memory", path ? path : "contacts");
         return ALC_ERR_NOMEM;
     }
-    alctStatus st = alci_contactLog_open(&(*log)->log, path, err, errsz);
+    alctStatus st = alci_contactLog_openMode(&(*log)->log, path, append, err, errsz);
     if (st != ALC_OK) {
         free(*log);
         *log = NULL;
     }
     return st;
+}
+
+alctStatus alc_contactLogOpen(const char* path, alcContactLog** log, char* err, int errsz) {
+    if (!log) return ALC_ERR_INVALID_ARG;
+    return newLog(path, 0, log, err, errsz);
 }
 
 alctStatus alc_contactLogResume(const char* path, long step, alcContactLog** log, char* err,
@@ -144,18 +145,7 @@ alctStatus alc_contactLogResume(const char* path, long step, alcContactLog** log
     }
     *log = NULL;
     alctStatus st = alci_log_trim(path, step, 1, 0, err, errsz);
-    if (st != ALC_OK) return st;
-    *log = (alcContactLog*)calloc(1, sizeof **log);
-    if (!*log) {
-        alci_file_setError(err, errsz, "%s: out of memory", path);
-        return ALC_ERR_NOMEM;
-    }
-    st = alci_contactLog_openMode(&(*log)->log, path, 1, err, errsz);
-    if (st != ALC_OK) {
-        free(*log);
-        *log = NULL;
-    }
-    return st;
+    return st != ALC_OK ? st : newLog(path, 1, log, err, errsz);
 }
 
 alctStatus alc_contactLogWrite(alcContactLog* log, alcSim* sim, const alcData* data, char* err,

@@ -32,6 +32,19 @@ static void gpQuote(FILE* f, const char* s) {
     fputc('\'', f);
 }
 
+/// Create the gnuplot script gp writing a width x height PNG to png; NULL with the reason
+/// printed.
+static FILE* openScript(const char* gp, const char* png, int width, int height) {
+    FILE* f = fopen(gp, "w");
+    if (!f) {
+        fprintf(stderr, "alcove plot: cannot create %s: %s\n", gp, strerror(errno));
+        return NULL;
+    }
+    fprintf(f, "set terminal pngcairo size %d,%d font 'sans,10'\nset output ", width, height);
+    gpQuote(f, png);
+    return f;
+}
+
 /// Close the script f (written to gp) and run gnuplot on it; 1 on success (the script is then
 /// removed), 0 with the reason printed.
 static int runGnuplot(FILE* f, const char* gp) {
@@ -72,13 +85,8 @@ static int plotBatch(const char* dir, const char* csv, const char* png, int widt
     }
     char gp[4200];
     snprintf(gp, sizeof gp, "%s.gp", png);
-    FILE* f = fopen(gp, "w");
-    if (!f) {
-        fprintf(stderr, "alcove plot: cannot create %s: %s\n", gp, strerror(errno));
-        return ALC_EXIT_FAIL;
-    }
-    fprintf(f, "set terminal pngcairo size %d,%d font 'sans,10'\nset output ", width, height);
-    gpQuote(f, png);
+    FILE* f = openScript(gp, png, width, height);
+    if (!f) return ALC_EXIT_FAIL;
     fprintf(f, "\nset datafile separator ','\nset key top right box opaque\nset grid\nset title ");
     gpQuote(f, dir);
     fprintf(f, "\nset xlabel ");
@@ -168,13 +176,8 @@ int alc_cmdPlot(int argc, char** argv) {
 
     // the script, beside the picture
     snprintf(gp, sizeof gp, "%s.gp", png);
-    FILE* f = fopen(gp, "w");
-    if (!f) {
-        fprintf(stderr, "alcove plot: cannot create %s: %s\n", gp, strerror(errno));
-        return ALC_EXIT_FAIL;
-    }
-    fprintf(f, "set terminal pngcairo size %d,%d font 'sans,10'\nset output ", width, height);
-    gpQuote(f, png);
+    FILE* f = openScript(gp, png, width, height);
+    if (!f) return ALC_EXIT_FAIL;
     fprintf(f,
             "\nset datafile separator ','\nset key top left box opaque\nset grid\n"
             "set xlabel 'step'\nset multiplot layout 2,2 title ");

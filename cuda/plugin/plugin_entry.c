@@ -3,8 +3,7 @@
 // runs the reference backend on a machine without the CUDA runtime. Everything else in the
 // object is hidden (-fvisibility=hidden) and bound inside it (-Bsymbolic). The static library
 // links cuda/*.cu directly and does not use this file.
-#include "alc_internal.h"
-#include "backend.h"
+#include "plugin/cuda_plugin.h"
 
 #define ALCG_PLUGIN_API __attribute__((visibility("default")))
 
@@ -16,8 +15,7 @@ ALCG_PLUGIN_API int alcg_plugin_emulated(void);
 ALCG_PLUGIN_API alctStatus alcg_plugin_backendMake(alcSim* sim, alciBackend* out);
 
 unsigned long alcg_plugin_abi(void) {
-    return (unsigned long)ALC_VERSION_HEADER * 1000003ul + sizeof(struct alcSim_) * 131ul +
-           sizeof(alciBackendOps) * 7ul + sizeof(alcSimDef);
+    return alci_cudaPluginAbi();
 }
 
 int alcg_plugin_available(void) {

@@ -4,8 +4,7 @@
 // no CUDA runtime or driver libraries on the machine, a missing or mismatched object — the
 // CUDA backend is reported unavailable with the reason, and the reference backend runs as
 // on any machine: one build of the library serves machines with and without GPUs.
-#include "alc_internal.h"
-#include "backend.h"
+#include "plugin/cuda_plugin.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -20,12 +19,6 @@ static int (*g_available)(void);
 static int (*g_complete)(void);
 static int (*g_emulated)(void);
 static alctStatus (*g_make)(alcSim*, alciBackend*);
-
-/// The interface version this library expects (as alcg_plugin_abi computes it).
-static unsigned long expectedAbi(void) {
-    return (unsigned long)ALC_VERSION_HEADER * 1000003ul + sizeof(struct alcSim_) * 131ul +
-           sizeof(alciBackendOps) * 7ul + sizeof(alcSimDef);
-}
 
 static void load(void) {
     char path[4096];
@@ -57,10 +50,10 @@ static void load(void) {
     if (!abi || !g_available || !g_complete || !g_emulated || !g_make) {
         snprintf(g_why, sizeof g_why, "%.600s is not alcove's CUDA backend (entry points missing)",
                  path);
-    } else if (abi() != expectedAbi()) {
+    } else if (abi() != alci_cudaPluginAbi()) {
         snprintf(g_why, sizeof g_why,
                  "%.600s was built from another version of alcove (interface %lu, expected %lu)",
-                 path, abi(), expectedAbi());
+                 path, abi(), alci_cudaPluginAbi());
     } else {
         g_why[0] = 0;
         return;  // kept open for the life of the process

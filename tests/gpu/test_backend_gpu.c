@@ -290,3 +290,35 @@ ALC_TEST(backend_device_nomem) {
     closeRun(&again);
     return ALC_TEST_PASS;
 }
+
+/// alcModel.mat_friction changed between steps reaches the device as it reaches the reference
+/// (both read it when a step begins): slope, 3 steps with its friction, then 3 at mu = 0.1 (still
+/// frictional, so only the table carries the change). The cube then moves further than with
+/// friction kept, and the device agrees with the reference.
+ALC_TEST(backend_frictionChangedBetweenSteps) {
+    double moved[2][2];  // [backend ref, cuda][friction kept, dropped]: the cube's centre x
+    for (int b = 0; b < 2; b++) {
+        for (int drop = 0; drop < 2; drop++) {
+            Run r;
+            ENSURE(openScene(&r, "slope.yaml", b ? ALC_BACKEND_CUDA : ALC_BACKEND_REF, 0));
+            for (int k = 0; k < 6; k++) {
+                if (k == 3 && drop) {
+                    for (int i = 0; i < r.m->nmat * r.m->nmat; i++) r.m->mat_friction[i] = 0.1;
+                }
+                ENSURE(stepRun(&r));
+            }
+            double c[3];
+            bodyCentre(&r, 0, c);
+            moved[b][drop] = c[0];
+            closeRun(&r);
+        }
+    }
+    ENSURE_MSG(fabs(moved[0][1] - moved[0][0]) > 1e-6, "ref: lowering friction changed nothing");
+    ENSURE_NEAR(moved[1][0], moved[0][0], 1e-9);
+    ENSURE_NEAR(moved[1][1], moved[0][1], 1e-9);
+    alct_note(
+        "cube centre x after 6 steps: friction kept %.9f, mu 0.1 from step 4 %.9f (ref), "
+        "%.9f / %.9f (device)",
+        moved[0][0], moved[0][1], moved[1][0], moved[1][1]);
+    return ALC_TEST_PASS;
+}
