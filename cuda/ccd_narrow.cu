@@ -70,8 +70,9 @@ static __global__ void ccdNarrow_evalKernel(alcgCcdNarrowIn in, double xiReach, 
         // the conservative time of impact, then whether the path comes within reach
         bool isEE = type == ALC_PAIR_EE;
         double t = 1, r = 1;
-        bool hit = isEE ? alcm_ccd_ee(x, dx, in.xi, in.rescale, 1.0, in.maxIter, &t, NULL)
-                        : alcm_ccd_pt(x, dx, in.xi, in.rescale, 1.0, in.maxIter, &t, NULL);
+        double xiStep = alcm_ccd_stepSep(x, dx, isEE, in.xi, 1.0);
+        bool hit = isEE ? alcm_ccd_ee(x, dx, xiStep, in.rescale, 1.0, in.maxIter, &t, NULL)
+                        : alcm_ccd_pt(x, dx, xiStep, in.rescale, 1.0, in.maxIter, &t, NULL);
         bool reaches = false;
         if (hit) {
             reaches =

@@ -109,6 +109,40 @@ ALC_TEST(ccd_withinSeparation) {
     return ALC_TEST_PASS;
 }
 
+ALC_TEST(ccd_stepInsideFloor) {
+    alcV3 x[4], dx[4];
+    double toi = -1;
+    // a point 0.01 above the triangle, floor xi = 0.02: the step-size query keeps 90 % of its
+    // gap instead of xi, so moving away is free (the plain query says collision at 0)
+    ptSetup(alcm_v3(0.25, 0.25, 0.01), alcm_v3(0, 0, 1), x, dx);
+    double xi = alcm_ccd_stepSep(x, dx, false, 0.02, 1);
+    ENSURE_MSG(xi < 0.01 && xi > 0.008, "xi %.17g", xi);
+    ENSURE(!alcm_ccd_pt(x, dx, xi, 0.1, 1, MAXIT, &toi, NULL) && toi == 1);
+    // moving towards the triangle: stopped before it loses 10 % of its gap
+    ptSetup(alcm_v3(0.25, 0.25, 0.01), alcm_v3(0, 0, -1), x, dx);
+    xi = alcm_ccd_stepSep(x, dx, false, 0.02, 1);
+    ENSURE(alcm_ccd_pt(x, dx, xi, 0.1, 1, MAXIT, &toi, NULL));
+    ENSURE_MSG(toi > 0 && toi < 0.001 && distAt(false, x, dx, toi) > 0.009, "toi %.17g", toi);
+    // sliding along at the same height: free
+    ptSetup(alcm_v3(0.25, 0.25, 0.01), alcm_v3(0.1, 0.05, 0), x, dx);
+    xi = alcm_ccd_stepSep(x, dx, false, 0.02, 1);
+    ENSURE(!alcm_ccd_pt(x, dx, xi, 0.1, 1, MAXIT, &toi, NULL) && toi == 1);
+    // outside the floor, or no floor: xi unchanged
+    ptSetup(alcm_v3(0.25, 0.25, 0.5), alcm_v3(0, 0, -1), x, dx);
+    ENSURE(alcm_ccd_stepSep(x, dx, false, 0.02, 1) == 0.02);
+    ENSURE(alcm_ccd_stepSep(x, dx, false, 0, 1) == 0);
+    // touching (within the error bound): unchanged, so still a collision at 0
+    ptSetup(alcm_v3(0.25, 0.25, 0), alcm_v3(0, 0, 1), x, dx);
+    ENSURE(alcm_ccd_stepSep(x, dx, false, 0.02, 1) == 0.02);
+    // edge-edge: two crossing edges 0.01 apart separating
+    alcV3 e[4] = {alcm_v3(0, 0, 0), alcm_v3(1, 0, 0), alcm_v3(0.5, -0.5, 0.01),
+                  alcm_v3(0.5, 0.5, 0.01)};
+    alcV3 de[4] = {alcm_v3(0, 0, 0), alcm_v3(0, 0, 0), alcm_v3(0, 0, 0.5), alcm_v3(0, 0, 0.5)};
+    xi = alcm_ccd_stepSep(e, de, true, 0.02, 1);
+    ENSURE(!alcm_ccd_ee(e, de, xi, 0.1, 1, MAXIT, &toi, NULL) && toi == 1);
+    return ALC_TEST_PASS;
+}
+
 ALC_TEST(ccd_headOn) {
     double toi;
     int iters;

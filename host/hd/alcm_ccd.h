@@ -89,15 +89,21 @@ ALC_HD double alcm_ccd_distLower(const alcV3 v[4], bool isEE, double scale) {
     return d - err;
 }
 
-/// Additive CCD shared by alcm_ccd_pt and alcm_ccd_ee (see there).
-ALC_HD bool alcm_ccd_additive(const alcV3 x[4], const alcV3 dx[4], bool isEE, double xi, double s,
-                              double tmax, int maxIter, double* toi, int* iters) {
-    if (iters) *iters = 0;
-    // 1) relative displacements: subtract the mean (distances are translation invariant)
+/// Fraction of its distance lower bound that a pair starting within the minimum separation
+/// keeps in a step-size query (alcm_ccd_stepSep).
+#define ALC_CCD_FLOOR_KEEP 0.9
+
+/// Relative displacements of a query (dx minus its mean: distances are translation invariant)
+/// and its coordinate magnitude S of the file comment.
+/// @param[in]  x, dx  start positions and displacements (m)
+/// @param[in]  tmax   end of the interval
+/// @param[out] p      relative displacements (m)
+/// @param[out] pn     their norms (m)
+/// @return S (m)
+ALC_HD double alcm_ccd_relative(const alcV3 x[4], const alcV3 dx[4], double tmax, alcV3 p[4],
+                                double pn[4]) {
     alcV3 mean =
         alcm_v3_scale(alcm_v3_add(alcm_v3_add(dx[0], dx[1]), alcm_v3_add(dx[2], dx[3])), 0.25);
-    alcV3 p[4];
-    double pn[4];
     double xmax = 0, pmax = 0;
     for (int i = 0; i < 4; i++) {
         p[i] = alcm_v3_sub(dx[i], mean);
@@ -105,7 +111,38 @@ ALC_HD bool alcm_ccd_additive(const alcV3 x[4], const alcV3 dx[4], bool isEE, do
         xmax = alcm_max(xmax, alcm_v3_norm(x[i]));
         pmax = alcm_max(pmax, alcm_max(pn[i], alcm_v3_norm(dx[i])));
     }
-    double scale = xmax + alcm_max(tmax, 0.0) * pmax;
+    return xmax + alcm_max(tmax, 0.0) * pmax;
+}
+
+/// Minimum separation for the step-size query of a pair: xi, unless the pair already starts
+/// within xi but outside the error bound of contact; then ALC_CCD_FLOOR_KEEP times its
+/// distance lower bound, so that a path that separates the pair (or brings it a little closer)
+/// is not reported as a collision at 0. With xi itself, every direction of a pair inside the
+/// floor was blocked, separating ones included, and an AL step whose iterate had come that
+/// close stayed at alpha = 0 to its iteration cap (issue 14). Costs one distance evaluation
+/// when xi > 0, none otherwise.
+/// @param[in] x, dx   start positions and displacements over a unit of t (m)
+/// @param[in] isEE    stencil kind
+/// @param[in] xi      the minimum separation asked for (m), >= 0
+/// @param[in] tmax    end of the interval of the query
+/// @return the minimum separation to pass to alcm_ccd_pt / alcm_ccd_ee (m), <= xi.
+ALC_HD double alcm_ccd_stepSep(const alcV3 x[4], const alcV3 dx[4], bool isEE, double xi,
+                               double tmax) {
+    if (!(xi > 0)) return xi;
+    alcV3 p[4];
+    double pn[4];
+    double d = alcm_ccd_distLower(x, isEE, alcm_ccd_relative(x, dx, tmax, p, pn));
+    return d > xi || !(d > 0) ? xi : ALC_CCD_FLOOR_KEEP * d;
+}
+
+/// Additive CCD shared by alcm_ccd_pt and alcm_ccd_ee (see there).
+ALC_HD bool alcm_ccd_additive(const alcV3 x[4], const alcV3 dx[4], bool isEE, double xi, double s,
+                              double tmax, int maxIter, double* toi, int* iters) {
+    if (iters) *iters = 0;
+    // 1) relative displacements: subtract the mean (distances are translation invariant)
+    alcV3 p[4];
+    double pn[4];
+    double scale = alcm_ccd_relative(x, dx, tmax, p, pn);
     // 2) Lipschitz bound of the distance per unit t
     double lp = isEE ? alcm_max(pn[0], pn[1]) + alcm_max(pn[2], pn[3])
                      : pn[0] + alcm_max(pn[1], alcm_max(pn[2], pn[3]));

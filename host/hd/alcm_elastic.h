@@ -597,20 +597,27 @@ ALC_HD double alcm_tet_maxStep(const alcV3 x[4], const alcV3 p[4], double fracti
 }
 
 /// Smallest volume, as a fraction of the rest volume, that the inversion bound lets a
-/// tetrahedron reach; a tetrahedron already below it may not shrink further.
+/// tetrahedron reach in one step of x; a tetrahedron already below it may lose at most
+/// 1 - ALC_INV_FLOOR_KEEP of its volume per step (and grow freely).
 #define ALC_INV_FLOOR 1e-4
+/// Fraction of its current volume that a tetrahedron already below ALC_INV_FLOOR keeps.
+/// Keeping all of it (a target equal to the current volume) made the bound 0 in every
+/// direction, growth included, and froze the step for good (issue 14).
+#define ALC_INV_FLOOR_KEEP 0.9
 
 /// Six times the smallest volume the inversion bound lets a tetrahedron reach: `fraction` of its
 /// current volume (IPC's filter), and never below ALC_INV_FLOOR of its rest volume, so that
 /// repeated iterations cannot crush it geometrically towards zero volume (where rounding would
-/// flip it); a tetrahedron already below the floor keeps its current volume.
+/// flip it); a tetrahedron already below the floor keeps ALC_INV_FLOOR_KEEP of its current
+/// volume, so that a direction that lets it grow (or shrink a little) is not blocked.
 /// @param[in] v6        six times the current signed volume (m^3), > 0
 /// @param[in] fraction  allowed fraction of the current volume, in (0, 1)
 /// @param[in] restVol   rest volume (m^3)
-/// @return the minVol6 argument of alcm_tet_maxStepTo (m^3).
+/// @return the minVol6 argument of alcm_tet_maxStepTo (m^3), below v6.
 ALC_HD double alcm_tet_invTarget(double v6, double fraction, double restVol) {
     double floor6 = ALC_INV_FLOOR * 6 * restVol;
-    return fraction * v6 > floor6 ? fraction * v6 : (v6 < floor6 ? v6 : floor6);
+    if (fraction * v6 > floor6) return fraction * v6;
+    return v6 > floor6 ? floor6 : ALC_INV_FLOOR_KEEP * v6;
 }
 
 #endif  // ALC_HD_ALCM_ELASTIC_H_

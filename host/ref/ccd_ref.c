@@ -139,9 +139,11 @@ alctStatus alcr_ccd_collect(alcrBackend* B, alciCollectOut* out) {
         // "generates an intersection", AL paper Alg. 3 line 4): a pair whose gap merely shrinks to
         // s times its start gap, like a vertex sliding over a shared edge of coplanar triangles at
         // height delta, would otherwise enter with a tilted linearization that snags sliding
+        // (a pair already inside the floor xi keeps most of its gap instead: alcm_ccd_stepSep)
         double toi = 1, reach = 1;
-        int hit = c < npt ? alcm_ccd_pt(x, dx, xi, s, 1.0, maxIter, &toi, NULL)
-                          : alcm_ccd_ee(x, dx, xi, s, 1.0, maxIter, &toi, NULL);
+        double xiStep = alcm_ccd_stepSep(x, dx, c >= npt, xi, 1.0);
+        int hit = c < npt ? alcm_ccd_pt(x, dx, xiStep, s, 1.0, maxIter, &toi, NULL)
+                          : alcm_ccd_ee(x, dx, xiStep, s, 1.0, maxIter, &toi, NULL);
         int reaches = 0;
         if (hit) {
             reaches = c < npt ? alcm_ccd_pt(x, dx, xiReach, ALC_CCD_REACH_RESCALE, 1.0, maxIter,

@@ -265,7 +265,8 @@ double alcr_elastic_maxStep(alcrBackend* B, const double* from, const double* to
         }
         // keep above `fraction` of the current volume (IPC's filter), and never below
         // ALC_INV_FLOOR of the rest volume, so that repeated iterations cannot crush a
-        // tetrahedron geometrically towards zero volume (where rounding would flip it)
+        // tetrahedron geometrically towards zero volume (where rounding would flip it); one
+        // already below the floor keeps ALC_INV_FLOOR_KEEP of its volume (alcm_tet_invTarget)
         double v6 = alcm_v3_triple(alcm_v3_sub(x[1], x[0]), alcm_v3_sub(x[2], x[0]),
                                    alcm_v3_sub(x[3], x[0]));
         if (!(v6 > 0)) continue;

@@ -194,10 +194,10 @@ alctStatus alcr_ipc_stepBound(alcrBackend* B, double* toi) {
             dx[a] = alcm_v3_sub(alcm_v3_load(to + 3 * v[a]), x[a]);
         }
         double t = 1;
-        int hit =
-            type == ALCR_PT
-                ? alcm_ccd_pt(x, dx, o->ccdMinSep, o->ccdRescale, 1.0, o->ccdMaxIter, &t, NULL)
-                : alcm_ccd_ee(x, dx, o->ccdMinSep, o->ccdRescale, 1.0, o->ccdMaxIter, &t, NULL);
+        double xi = alcm_ccd_stepSep(x, dx, type == ALCR_EE, o->ccdMinSep, 1.0);
+        int hit = type == ALCR_PT
+                      ? alcm_ccd_pt(x, dx, xi, o->ccdRescale, 1.0, o->ccdMaxIter, &t, NULL)
+                      : alcm_ccd_ee(x, dx, xi, o->ccdRescale, 1.0, o->ccdMaxIter, &t, NULL);
         if (hit && t < tmin) tmin = t;
     }
     *toi = tmin;
