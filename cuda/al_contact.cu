@@ -130,14 +130,16 @@ static __global__ void alContact_gatherKernel(const alcgPair* d_pairs, const dou
     if (missing) atomicAdd(d_missing, missing);
 }
 
-/// Thread p: 1 in *d_flips when the activity at pos differs from the stored flag.
+/// Thread p: 1 in *d_flips when the pair crossed its kink at pos (alcm_pair_flipped).
 static __global__ void alContact_flipsKernel(const alcgPair* d_pairs, int npair, alcgAlParams prm,
                                              const double* d_x, const double* d_pos, int* d_flips) {
     int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     if (p >= npair) return;
     const alcgPair& P = d_pairs[p];
-    int active = alConstraint(P, prm.delta, d_pos, d_x) < alLambda(P, prm) / prm.mu;
-    if (active != P.active) atomicAdd(d_flips, 1);
+    double c = alConstraint(P, prm.delta, d_pos, d_x);
+    if (alcm_pair_flipped(c, alLambda(P, prm) / prm.mu, P.active, prm.flipDepth)) {
+        atomicAdd(d_flips, 1);
+    }
 }
 
 /// Thread p: Alg. 2 lines 20-29 as §4.2's text states them (see alcr_contact_alUpdate).

@@ -34,6 +34,7 @@ typedef struct alcgAlParams_ {
     double decay;        ///< Gamma, the decay factor of an inactive pair
     double removeBelow;  ///< gamma threshold of Alg. 3 (not read here; carried for the merge)
     int penalty;         ///< 1: multipliers read as zero and stay zero (penalty ablation)
+    double flipDepth;    ///< how far past its kink a pair must land to count as a flip (m)
 } alcgAlParams;
 
 /// Device scratch of the AL contact terms, sized at make time for a pair capacity (nothing
@@ -128,8 +129,9 @@ alctStatus alcg_alContact_assemble(alcgAlContact* C, alcgPair* d_pairs, int npai
                                    const unsigned char* d_kin, alcgBsr* A, double* d_g,
                                    int* missing, alcgStream* s);
 
-/// Pairs whose activity (c < lambda/mu) at pos differs from the flag of the last assembly, as
-/// alcr_contact_flips (an integer count: exact whatever the order).
+/// Pairs whose activity (c < lambda/mu) at pos differs from the flag of the last assembly by
+/// more than prm->flipDepth past the kink (alcm_pair_flipped), as alcr_contact_flips (an
+/// integer count: exact whatever the order).
 /// @param[in,out] C        scratch (d_count[0])
 /// @param[in]     d_pairs  active set, assembled (npair <= C->cap) [device]
 /// @param[in]     npair    pairs

@@ -102,6 +102,7 @@ alcgAlParams alParams(const Backend* B) {
     p.decay = B->cp.decay;
     p.removeBelow = B->cp.removeBelow;
     p.penalty = B->cp.penalty;
+    p.flipDepth = B->cp.flipDepth;
     return p;
 }
 

@@ -32,6 +32,8 @@ typedef struct alciContactParams_ {
     int penalty;          // 1: multipliers stay zero (penalty ablation)
     int friction;         // 1: include the lagged friction potential
     double frictionEpsV;  // eps_v (m/s)
+    double flipDepth;     // how far past its kink a pair must land to count as a flip (m;
+                          // alcm_pair_flipped): 0 counts every crossing
 } alciContactParams;
 
 /// Result of assembleElastic.
@@ -96,7 +98,8 @@ typedef struct alciBackendOps_ {
     /// L(XHAT + r P) (Eq. 12 with the slack minimized out).
     alctStatus (*energy)(void* be, double r, double* L);
     /// XHAT += r P; *flips = pairs whose side of c = lambda/mu (active or not) changed
-    /// between the last assembleContact and the new XHAT.
+    /// between the last assembleContact and the new XHAT, by more than flipDepth of the
+    /// contact parameters past it (alcm_pair_flipped).
     alctStatus (*stepXhat)(void* be, double r, int* flips);
     /// Slack, multiplier and decay updates, Alg. 2 lines 20-29.
     alctStatus (*alUpdate)(void* be);

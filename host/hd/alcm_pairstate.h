@@ -51,4 +51,20 @@ ALC_HD double alcm_pair_normalForce(double lambda, double gamma, double d, int p
     return lambda > 0 ? lambda : 0;
 }
 
+/// Whether a Newton step moved a pair to the other side of its kink c = lambda / mu (active: c
+/// below it, where the pair's curvature mu gamma is in the model), and more than `depth` beyond
+/// it. A full step that lands there solved a model without that pair's curvature (or with it
+/// where it no longer applies), so its iterate is not the subproblem's minimizer.
+/// host/step.c chooses the depth (0: every crossing) and what a flip costs.
+/// @param c          the pair's linearized constraint at the new iterate (m)
+/// @param lamOverMu  lambda / mu (m); 0 under the penalty ablation
+/// @param wasActive  the pair's activity in the model the step solved
+/// @param depth      how far past the kink a crossing must land to count (m), >= 0
+ALC_HD int alcm_pair_flipped(double c, double lamOverMu, int wasActive, double depth) {
+    int active = c < lamOverMu;
+    double past = c - lamOverMu;
+    if (past < 0) past = -past;
+    return active != wasActive && past > depth;
+}
+
 #endif  // ALC_HD_ALCM_PAIRSTATE_H_

@@ -10,7 +10,7 @@
 /// The interface number of this build.
 static inline unsigned long alci_cudaPluginAbi(void) {
     return (unsigned long)ALC_VERSION_HEADER * 1000003ul + sizeof(struct alcSim_) * 131ul +
-           sizeof(alciBackendOps) * 7ul + sizeof(alcSimDef);
+           sizeof(alciBackendOps) * 7ul + sizeof(alcSimDef) + sizeof(alciContactParams) * 17ul;
 }
 
 #endif  // ALC_HOST_PLUGIN_CUDA_PLUGIN_H_

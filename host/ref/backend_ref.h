@@ -185,7 +185,8 @@ alctStatus alcr_contact_setCarry(alcrBackend* B, const alcrPair* pairs, int npai
 double alcr_contact_energy(alcrBackend* B, const double* pos);
 alctStatus alcr_contact_assemble(alcrBackend* B);
 void alcr_contact_alUpdate(alcrBackend* B);
-/// Pairs whose activity (c < lambda/mu) at the positions pos differs from the last assembly.
+/// Pairs whose activity (c < lambda/mu) at the positions pos differs from the last assembly,
+/// more than cp.flipDepth past the kink (alcm_pair_flipped).
 int alcr_contact_flips(alcrBackend* B, const double* pos);
 alctStatus alcr_contact_merge(alcrBackend* B, int* nactive);
 alctStatus alcr_contact_report(alcrBackend* B, alcContact* out, int cap, int* n, double* bodyForce);

@@ -260,8 +260,8 @@ int alcr_contact_flips(alcrBackend* B, const double* pos) {
     for (int p = 0; p < B->npair; p++) {
         const alcrPair* P = &B->pairs[p];
         double lam = B->cp.penalty ? 0 : P->lambda;
-        int active = constraintAt(B, P, pos) < lam / B->cp.mu;
-        flips += active != P->active;
+        flips +=
+            alcm_pair_flipped(constraintAt(B, P, pos), lam / B->cp.mu, P->active, B->cp.flipDepth);
     }
     return flips;
 }

@@ -79,6 +79,7 @@ static alcgAlParams paramsOf(const alcrBackend* B) {
     p.decay = B->cp.decay;
     p.removeBelow = B->cp.removeBelow;
     p.penalty = B->cp.penalty;
+    p.flipDepth = B->cp.flipDepth;
     return p;
 }
 
@@ -236,6 +237,15 @@ static int runCase(alcrBackend* B, double amp, unsigned long long* rng, const ch
     ENSURE_OK(alcg_alContact_flips(&D.C, D.d_pairs, npair, &prm, D.d_x, D.d_pos, &fdev, s));
     ENSURE_MSG(fdev == fref, "%s: %d flips, reference %d", label, fdev, fref);
     T->flips += fref;
+    // and only the crossings that land more than delta past the kink: a subset
+    double depth0 = B->cp.flipDepth;
+    B->cp.flipDepth = B->cp.delta;
+    alcgAlParams deep = paramsOf(B);
+    int dref = alcr_contact_flips(B, pos), ddev = -1;
+    ENSURE_OK(alcg_alContact_flips(&D.C, D.d_pairs, npair, &deep, D.d_x, D.d_pos, &ddev, s));
+    B->cp.flipDepth = depth0;
+    ENSURE_MSG(ddev == dref && dref <= fref, "%s: %d deep flips, reference %d (of %d)", label, ddev,
+               dref, fref);
 
     // the multiplier and decay updates, then the normal forces after them
     alcr_contact_alUpdate(B);
