@@ -822,6 +822,30 @@ ALC_TEST(maxStep_degenerate) {
     return ALC_TEST_PASS;
 }
 
+ALC_TEST(maxStep_belowInversionFloor) {
+    // the unit right tetrahedron (rest volume 1/6) flattened to 1e-5 of it, below ALC_INV_FLOOR
+    const double rest = 1.0 / 6, h = 1e-5;
+    alcV3 x[4] = {alcm_v3(0, 0, 0), alcm_v3(1, 0, 0), alcm_v3(0, 1, 0), alcm_v3(0, 0, h)};
+    alcV3 up[4] = {alcm_v3(0, 0, 0), alcm_v3(0, 0, 0), alcm_v3(0, 0, 0), alcm_v3(0, 0, 0.5)};
+    alcV3 down[4] = {alcm_v3(0, 0, 0), alcm_v3(0, 0, 0), alcm_v3(0, 0, 0), alcm_v3(0, 0, -h)};
+    alcV3 slide[4] = {alcm_v3(0, 0, 0), alcm_v3(0, 0, 0), alcm_v3(0, 0, 0), alcm_v3(0.3, 0.2, 0)};
+    double v6 = tetVol6(x, up, 0);
+    ENSURE(v6 < ALC_INV_FLOOR * 6 * rest);
+    double target = alcm_tet_invTarget(v6, 0.2, rest);
+    ENSURE_MSG(fabs(target - ALC_INV_FLOOR_KEEP * v6) <= 1e-15 * v6, "target %.17g", target);
+    // growing back is free (the bound was 0 in every direction before issue 14's fix)
+    ENSURE(alcm_tet_maxStepTo(x, up, target) == 1.0);
+    // sliding the apex parallel to the base keeps the volume: free
+    ENSURE(alcm_tet_maxStepTo(x, slide, target) == 1.0);
+    // flattening further: stopped where it keeps ALC_INV_FLOOR_KEEP of its volume
+    double a = alcm_tet_maxStepTo(x, down, target);
+    ENSURE_MSG(a > 0.09 && a < 0.1 && tetVol6(x, down, a) >= target, "alpha %.17g", a);
+    // above the floor: IPC's fraction of the current volume, or the floor when that is lower
+    ENSURE(alcm_tet_invTarget(6 * rest, 0.2, rest) == 0.2 * 6 * rest);
+    ENSURE(alcm_tet_invTarget(2 * ALC_INV_FLOOR * 6 * rest, 0.2, rest) == ALC_INV_FLOOR * 6 * rest);
+    return ALC_TEST_PASS;
+}
+
 ALC_TEST(elastic_restInverse) {
     alcV3 X[4] = {{0, 0, 0}, {2, 0, 0}, {0, 1, 0}, {0, 0, 3}};
     alcM3 Dminv;
