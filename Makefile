@@ -98,6 +98,7 @@ LINK      = $(CXX)
 CUDA_PLUGIN = $(BUILD)/libalcove_cuda.so
 SHARED_OBJS = $(LIB_CSRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/host/plugin/cuda_loader.o
 PLUGIN_OBJS = $(CUDA_OBJS) $(BUILD)/obj/host/error_format.o $(BUILD)/obj/host/contact_report.o \
+              $(BUILD)/obj/host/vertex_rows.o \
               $(BUILD)/obj/cuda/plugin/plugin_entry.o
 else
 LINK      = $(CC)

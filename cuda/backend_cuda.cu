@@ -9,7 +9,7 @@
 // (ALCG_ELASTIC_GATHER) and every other module sums in a fixed order (no floating-point
 // atomics), so a step is bitwise reproducible run to run on one device and build. It differs
 // from the reference backend by rounding: the dot products, the momentum sums and the
-// per-body shift of kinPlace are tree reductions, and nvcc contracts multiply-adds.
+// per-body mean of kinPlace's carry-along are tree reductions, and nvcc contracts multiply-adds.
 //
 // The IPC barrier model stays on the reference backend (ALC_ERR_UNSUPPORTED here).
 #include <cuda_runtime.h>
@@ -30,6 +30,7 @@ extern "C" {
 #include "diag_stats.h"
 #include "elastic.h"
 #include "friction.h"
+#include "kin_carry.h"
 #include "momentum.h"
 #include "pattern.h"
 #include "pcg.h"
@@ -63,6 +64,7 @@ struct Backend {
     alcgBsr A;
     alcgPattern P;
     alcgMomentum M;
+    alcgKinCarry K;  // kinPlace's carry-along placement
     double* d_Minv;
     void* d_pcgTemp;
     size_t pcgBytes;
@@ -197,6 +199,7 @@ void opDestroy(void* be) {
     alcg_friction_free(&B->F);
     alcg_pattern_free(&B->P);
     alcg_momentum_free(&B->M);
+    alcg_kinCarry_free(&B->K);
     alcg_bsr_free(&B->A);
     alcg_elastic_free(&B->E);
     void* dev[] = {B->d_svert,   B->d_edge_vert, B->d_tri_vert,    B->d_vertBody, B->d_bodyMat,
@@ -387,10 +390,11 @@ alctStatus opKinPlace(void* be, double fraction, int allTets, int fromX, double*
     // the kinematic vertices alone onto their targets (AL paper §5.3)
     st = alcg_stepVec_select(B->n, B->d_kin, B->d_target, B->d_xhat, B->d_trial, s);
     if (st == ALC_OK) st = tetBound(B, B->d_xhat, B->d_trial, fraction, allTets, &theta);
-    if (st == ALC_OK && fromX && theta < 1) {
-        // that would crush an element next to them: a body with driven vertices moves as a whole
-        // by their mean displacement instead (as the reference's opKinPlace)
-        st = alcg_stepVec_bodyShift(&B->bodies, B->d_kin, B->d_x, B->d_target, B->d_trial, s);
+    if (st == ALC_OK && theta < 1) {
+        // that would crush an element next to them: the free vertices near them are carried
+        // along (alcm_kincarry.h; as the reference's opKinPlace)
+        st =
+            alcg_kinCarry_trial(&B->K, &B->bodies, B->d_kin, B->d_xhat, B->d_target, B->d_trial, s);
         if (st == ALC_OK) st = tetBound(B, B->d_xhat, B->d_trial, fraction, allTets, &theta);
         if (st == ALC_OK) {
             st = alcg_stepVec_moveMasked(B->n, B->d_kin, 0, theta < 1 ? theta : 1, 0, B->d_trial,
@@ -559,7 +563,8 @@ size_t opMemory(void* be) {
            sizeof(double) * (size_t)m->nmat * (size_t)m->nmat +
            sizeof(alcgFric) * (size_t)B->pairCap + alcg_elastic_bytes(&B->E) +
            alcg_bsr_bytes(&B->A) + alcg_pattern_bytes(&B->P) + alcg_momentum_bytes(&B->M) +
-           alcg_alContact_bytes(&B->AC) + alcg_friction_bytes(&B->F) + alcg_collide_memory(B->C);
+           B->K.bytes + alcg_alContact_bytes(&B->AC) + alcg_friction_bytes(&B->F) +
+           alcg_collide_memory(B->C);
 }
 
 alctStatus opGetCarry(void* be, alcmPair* out, int cap, int* npair, double* lastMu,
@@ -698,6 +703,17 @@ alctStatus make(Backend* B) {
     // elasticity and the Newton system
     if (st == ALC_OK) st = alcg_elastic_make(&B->E, m, NULL, NULL, NULL, s);
     if (st == ALC_OK) st = alcg_momentum_make(&B->M, B->n, s);
+    if (st == ALC_OK) {
+        int *rowptr = NULL, *col = NULL;
+        if (alci_vertexRows(m, &rowptr, &col) != ALC_OK) {
+            snprintf(s->err, sizeof s->err, "out of host memory");
+            st = ALC_ERR_NOMEM;
+        } else {
+            st = alcg_kinCarry_make(&B->K, B->n, rowptr, col, s);
+        }
+        free(rowptr);
+        free(col);
+    }
     if (st == ALC_OK) st = upload(B, (void**)&B->d_Minv, NULL, sizeof(double) * 9 * B->n);
     if (st == ALC_OK) {
         alcgBsr probe;

@@ -100,33 +100,6 @@ static __global__ void stepVec_selectKernel(int n, const unsigned char* mask, co
     if (i < 3 * n) out[i] = mask[i / 3] ? a[i] : b[i];
 }
 
-/// Block per body: the mean displacement of its kinematic vertices moves its free ones.
-static __global__ void stepVec_bodyShiftKernel(alcgBodies B, const unsigned char* kin,
-                                               const double* x, const double* target,
-                                               double* trial) {
-    __shared__ double red[ALCG_WARP];
-    __shared__ double u[4];
-    int b = (int)blockIdx.x;
-    int v0 = B.d_vertadr[b], nv = B.d_vertnum[b];
-    double s[4] = {0, 0, 0, 0};
-    for (int v = v0 + (int)threadIdx.x; v < v0 + nv; v += (int)blockDim.x) {
-        if (!kin[v]) continue;
-        for (int k = 0; k < 3; k++) s[k] += target[3 * v + k] - x[3 * v + k];
-        s[3] += 1;
-    }
-    for (int k = 0; k < 4; k++) {
-        double t = alcg_blockSum(s[k], red);
-        if (threadIdx.x == 0) u[k] = t;
-    }
-    __syncthreads();
-    double nk = u[3];
-    if (nk == 0 || nk == (double)nv) return;  // uniform per block: no barrier follows
-    for (int v = v0 + (int)threadIdx.x; v < v0 + nv; v += (int)blockDim.x) {
-        if (kin[v]) continue;
-        for (int k = 0; k < 3; k++) trial[3 * v + k] = x[3 * v + k] + u[k] / nk;
-    }
-}
-
 static __global__ void stepVec_moveKernel(int n, const unsigned char* mask, int want, double f,
                                           int copyAtOne, const double* trial, double* xhat) {
     int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
@@ -270,19 +243,6 @@ extern "C" alctStatus alcg_stepVec_select(int n, const unsigned char* d_mask, co
     if (n == 0) return ALC_OK;
     ALCG_LAUNCH(stepVec_selectKernel, alcg_blocks(3LL * n, ALCG_BLOCK), ALCG_BLOCK, 0, s->stream, n,
                 d_mask, d_a, d_b, d_out);
-    ALCG_LAUNCH_CHECK(s);
-    return ALC_OK;
-fail:
-    return ALC_ERR_CUDA;
-}
-
-extern "C" alctStatus alcg_stepVec_bodyShift(const alcgBodies* B, const unsigned char* d_kin,
-                                             const double* d_x, const double* d_target,
-                                             double* d_trial, alcgStream* s) {
-    STEPVEC_CHECK(s, B && B->nbody >= 0);
-    if (B->nbody == 0) return ALC_OK;
-    ALCG_LAUNCH(stepVec_bodyShiftKernel, (unsigned)B->nbody, ALCG_BLOCK, 0, s->stream, *B, d_kin,
-                d_x, d_target, d_trial);
     ALCG_LAUNCH_CHECK(s);
     return ALC_OK;
 fail:

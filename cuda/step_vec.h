@@ -80,26 +80,13 @@ alctStatus alcg_stepVec_maskedMaxDiff(int n, const double* d_a, const double* d_
 alctStatus alcg_stepVec_select(int n, const unsigned char* d_mask, const double* d_a,
                                const double* d_b, double* d_out, alcgStream* s);
 
-/// The bodies of a model as vertex ranges (device copies of alcModel.body_vertadr/vertnum).
+/// The bodies of a model as vertex ranges (device copies of alcModel.body_vertadr/vertnum), for
+/// kinPlace's carry-along (cuda/kin_carry.h).
 typedef struct alcgBodies_ {
     int nbody;
     const int* d_vertadr;  ///< first vertex of each body (nbody) [device]
     const int* d_vertnum;  ///< vertices of each body (nbody) [device]
 } alcgBodies;
-
-/// kinPlace's fallback (host/ref/backend_ref.c opKinPlace): in each body with some but not all
-/// vertices kinematic, d_trial of its free vertices := d_x + the mean displacement
-/// d_target - d_x of its kinematic ones; other free vertices keep d_trial. One block per body,
-/// sums in a fixed order.
-/// @param[in]  B          bodies
-/// @param[in]  d_kin      kinematic mask (n) [device]
-/// @param[in]  d_x        X (n x 3) [device]
-/// @param[in]  d_target   kinematic targets (n x 3) [device]
-/// @param[in,out] d_trial positions (n x 3) [device]
-/// @return ALC_OK, ALC_ERR_INVALID_ARG or ALC_ERR_CUDA, with the message on s.
-alctStatus alcg_stepVec_bodyShift(const alcgBodies* B, const unsigned char* d_kin,
-                                  const double* d_x, const double* d_target, double* d_trial,
-                                  alcgStream* s);
 
 /// d_xhat[i] += f (d_trial[i] - d_xhat[i]) on the vertices whose d_mask is `want` (0 or 1);
 /// with copyAtOne and f >= 1 the exact copy d_xhat = d_trial there instead (as opKinPlace

@@ -121,6 +121,11 @@ double alci_model_meanMass(const alcModel* m);
 /// Largest mesh-element edge length statistics of the model (m): mean surface edge length.
 double alci_model_meanEdge(const alcModel* m);
 
+/// The rows of the mesh graph (host/vertex_rows.c): row v lists v and every vertex sharing a
+/// tetrahedron with it, ascending; rowptr has nvert + 1 entries. The caller frees both arrays.
+/// @return ALC_OK, or ALC_ERR_NOMEM with both NULL.
+alctStatus alci_vertexRows(const alcModel* m, int** rowptr, int** col);
+
 /// True when friction is active anywhere in the model (a default or a material pair mu > 0).
 int alci_frictionOn(const alcModel* m);
 

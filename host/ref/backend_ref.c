@@ -6,6 +6,7 @@
 #include <omp.h>
 #endif
 
+#include "hd/alcm_kincarry.h"
 #include "hd/alcm_vec.h"
 #include "ref/backend_ref.h"
 #include "ref/direct_ref.h"
@@ -68,6 +69,8 @@ static void opDestroy(void* be) {
     free(B->trial);
     free(B->pcgWork);
     free(B->kin);
+    free(B->carryLevel);
+    free(B->carry);
     free(B);
 }
 
@@ -211,9 +214,61 @@ static double kinBound(alcrBackend* B, double fraction, int allTets) {
     return theta;
 }
 
+// kinPlace's carry-along trial (alcm_kincarry.h): the free vertices of each body with driven
+// vertices move by the driven vertices' mean displacement from XHAT plus what is left of the
+// displacement of the driven vertices near them, decaying over ALCM_KIN_CARRY_RINGS rings.
+static void kinCarryTrial(alcrBackend* B) {
+    const alcModel* m = B->m;
+    int* level = B->carryLevel;
+    double* carry = B->carry;
+    for (int v = 0; v < B->n; v++) level[v] = ALCM_KIN_CARRY_UNSET;
+    for (int i = 0; i < B->N; i++) carry[i] = 0;
+    for (int b = 0; b < m->nbody; b++) {
+        int v0 = m->body_vertadr[b], nv = m->body_vertnum[b], nk = 0;
+        double u[3] = {0, 0, 0};
+        for (int v = v0; v < v0 + nv; v++) {
+            if (!B->kin[v]) continue;
+            nk++;
+            for (int k = 0; k < 3; k++) u[k] += B->kinTarget[3 * v + k] - B->xhat[3 * v + k];
+        }
+        if (nk == 0 || nk == nv) continue;
+        for (int k = 0; k < 3; k++) u[k] /= nk;
+        for (int v = v0; v < v0 + nv; v++) {
+            for (int k = 0; k < 3; k++) {
+                int i = 3 * v + k;
+                if (B->kin[v]) {
+                    carry[i] = B->kinTarget[i] - B->xhat[i] - u[k];
+                } else {
+                    B->trial[i] = B->xhat[i] + u[k];
+                }
+            }
+            if (B->kin[v]) level[v] = 0;
+        }
+    }
+    for (int k = 1; k <= ALCM_KIN_CARRY_RINGS; k++) {
+        for (int v = 0; v < B->n; v++) alcm_kinCarry_visit(v, k, B->srowptr, B->scol, level, carry);
+    }
+    // the driven vertices' own displacement, decaying with the ring, then smoothed
+    for (int v = 0; v < B->n; v++) {
+        double w = B->kin[v] ? 1.0 : alcm_kinCarry_weight(level[v]);
+        for (int k = 0; k < 3; k++) carry[3 * v + k] *= w;
+    }
+    double* a = carry;
+    double* b = carry + B->N;
+    for (int it = 0; it < ALCM_KIN_CARRY_SMOOTH; it++) {
+        for (int v = 0; v < B->n; v++) alcm_kinCarry_smooth(v, B->srowptr, B->scol, B->kin, a, b);
+        double* t = a;
+        a = b;
+        b = t;
+    }
+    for (int v = 0; v < B->n; v++) {
+        if (B->kin[v]) continue;
+        for (int k = 0; k < 3; k++) B->trial[3 * v + k] += a[3 * v + k];
+    }
+}
+
 static alctStatus opKinPlace(void* be, double fraction, int allTets, int fromX, double* remaining) {
     alcrBackend* B = (alcrBackend*)be;
-    const alcModel* m = B->m;
     int any = 0;
     for (int v = 0; v < B->n; v++) any |= B->kin[v];
     *remaining = 0;
@@ -224,24 +279,10 @@ static alctStatus opKinPlace(void* be, double fraction, int allTets, int fromX, 
     // the kinematic vertices alone onto their targets (AL paper §5.3)
     for (int i = 0; i < B->N; i++) B->trial[i] = B->kin[i / 3] ? B->kinTarget[i] : B->xhat[i];
     double theta = kinBound(B, fraction, allTets);
-    if (fromX && theta < 1) {
-        // that would crush an element next to them: a solid body with driven vertices moves
-        // as a whole by their mean displacement instead, and its free vertices stay there
-        for (int b = 0; b < m->nbody; b++) {
-            int v0 = m->body_vertadr[b], nv = m->body_vertnum[b], nk = 0;
-            double u[3] = {0, 0, 0};
-            for (int v = v0; v < v0 + nv; v++) {
-                if (!B->kin[v]) continue;
-                nk++;
-                for (int k = 0; k < 3; k++) u[k] += B->kinTarget[3 * v + k] - B->x[3 * v + k];
-            }
-            if (nk == 0 || nk == nv) continue;
-            for (int v = v0; v < v0 + nv; v++) {
-                for (int k = 0; k < 3; k++) {
-                    if (!B->kin[v]) B->trial[3 * v + k] = B->x[3 * v + k] + u[k] / nk;
-                }
-            }
-        }
+    if (theta < 1) {
+        // that would crush an element next to them: the free vertices near them are carried
+        // along (alcm_kincarry.h), as far as every element allows
+        kinCarryTrial(B);
         theta = kinBound(B, fraction, allTets);
         double f = theta < 1 ? theta : 1;
         for (int i = 0; i < B->N; i++) {
@@ -509,9 +550,11 @@ alctStatus alcr_backend_make(alcSim* sim, alciBackend* out) {
     B->trial = (double*)allocTracked(B, vec);
     B->pcgWork = (double*)allocTracked(B, 4 * vec);
     B->kin = (unsigned char*)allocTracked(B, (size_t)B->n);
+    B->carryLevel = (int*)allocTracked(B, sizeof(int) * (size_t)B->n);
+    B->carry = (double*)allocTracked(B, 2 * vec);
     alctStatus st = ALC_OK;
     if (!B->xt || !B->vt || !B->xtilde || !B->x || !B->xhat || !B->p || !B->g || !B->trial ||
-        !B->pcgWork || !B->kin) {
+        !B->pcgWork || !B->kin || !B->carryLevel || !B->carry) {
         st = ALC_ERR_NOMEM;
     }
     if (st == ALC_OK) st = alcr_contact_make(B);

@@ -57,6 +57,8 @@ typedef struct alcrBackend_ {
     double* trial;
     double* pcgWork;     // 4 N
     unsigned char* kin;  // kinematic mask of the step (n)
+    int* carryLevel;     // kinPlace's carry-along: ring of each vertex (n; alcm_kincarry.h)
+    double* carry;       // kinPlace's carry-along: displacement left after the body shift (N)
 
     // elasticity: per-tet blocks and the static pattern
     double* elemH;   // ntet x 144

@@ -13,11 +13,6 @@
 /// Bins of the histogram of binary exponents of the diagonal (covers 2^-1050 .. 2^1050).
 #define ALCR_DIAG_BINS 2100
 
-static int cmpInt(const void* a, const void* b) {
-    int x = *(const int*)a, y = *(const int*)b;
-    return x < y ? -1 : (x > y ? 1 : 0);
-}
-
 alctStatus alcr_elastic_make(alcrBackend* B) {
     const alcModel* m = B->m;
     int nt = m->ntet, n = B->n;
@@ -57,42 +52,10 @@ alctStatus alcr_elastic_make(alcrBackend* B) {
             B->vtList[B->vtAdr[v] + fill[v]++] = 4 * t + a;
         }
     }
-    // static pattern: the diagonal and every vertex sharing a tetrahedron
-    B->srowptr = (int*)calloc((size_t)n + 1, sizeof(int));
-    int* tmp = (int*)malloc(sizeof(int) * (4 * (size_t)B->vtAdr[n] + (size_t)n + 1));
-    if (!B->srowptr || !tmp) {
-        free(fill);
-        free(tmp);
-        return ALC_ERR_NOMEM;
-    }
-    int nnz = 0;
-    for (int v = 0; v < n; v++) {
-        int start = nnz;
-        tmp[nnz++] = v;
-        for (int k = B->vtAdr[v]; k < B->vtAdr[v + 1]; k++) {
-            int t = B->vtList[k] / 4;
-            for (int b = 0; b < 4; b++) {
-                int u = m->tet_vert[4 * t + b];
-                if (u != v) tmp[nnz++] = u;
-            }
-        }
-        qsort(tmp + start, (size_t)(nnz - start), sizeof(int), cmpInt);
-        int w = start;
-        for (int k = start; k < nnz; k++) {
-            if (k == start || tmp[k] != tmp[w - 1]) tmp[w++] = tmp[k];
-        }
-        nnz = w;
-        B->srowptr[v + 1] = nnz;
-    }
-    B->scol = (int*)malloc(sizeof(int) * (size_t)(nnz > 0 ? nnz : 1));
-    if (!B->scol) {
-        free(fill);
-        free(tmp);
-        return ALC_ERR_NOMEM;
-    }
-    memcpy(B->scol, tmp, sizeof(int) * (size_t)nnz);
     free(fill);
-    free(tmp);
+    // static pattern: the diagonal and every vertex sharing a tetrahedron
+    if (alci_vertexRows(m, &B->srowptr, &B->scol) != ALC_OK) return ALC_ERR_NOMEM;
+    int nnz = B->srowptr[n];
     B->bytes += sizeof(int) * ((size_t)n + 1 + (size_t)nnz) * 2;
     // the matrix holds the static pattern plus 12 blocks per contact and friction stencil
     int stencils = B->pairCap + B->fricCap;
