@@ -150,6 +150,7 @@ static __global__ void alContact_updateKernel(alcgPair* d_pairs, int npair, alcg
     alcgPair* P = &d_pairs[p];
     double mu = prm.mu;
     double c = alConstraint(*P, prm.delta, d_xhat, d_x);
+    P->c = c;  // the step-size CCD's floor reads it (alcm_pair_stepFloor)
     double lam = alLambda(*P, prm);
     double s = c - lam / mu > 0 ? c - lam / mu : 0;  // Eq. 14
     // an active constraint updates its multiplier (Eq. 13) and is restored to gamma = 1; an

@@ -70,7 +70,9 @@ static __global__ void ccdNarrow_evalKernel(alcgCcdNarrowIn in, double xiReach, 
         // the conservative time of impact, then whether the path comes within reach
         bool isEE = type == ALC_PAIR_EE;
         double t = 1, r = 1;
-        double xiStep = alcm_ccd_stepSep(x, dx, isEE, in.xi, 1.0);
+        double xiPair =
+            alcm_pair_stepFloor(in.d_pairs, in.npair, ALC_PAIR_KEY(type, a, b), in.xi, in.delta);
+        double xiStep = alcm_ccd_stepSep(x, dx, isEE, xiPair, 1.0);
         bool hit = isEE ? alcm_ccd_ee(x, dx, xiStep, in.rescale, 1.0, in.maxIter, &t, NULL)
                         : alcm_ccd_pt(x, dx, xiStep, in.rescale, 1.0, in.maxIter, &t, NULL);
         bool reaches = false;

@@ -6,6 +6,7 @@
 #define ALC_CUDA_CCD_NARROW_H_
 
 #include "alcg_stream.h"
+#include "hd/alcm_pairstate.h"
 
 #include "alc/alc_types.h"
 
@@ -25,23 +26,27 @@ typedef struct alcgCand_ {
 
 /// Inputs of the narrow phase: the motion, the model's surface primitives and the candidates.
 typedef struct alcgCcdNarrowIn_ {
-    const double* d_x;       ///< start positions X (nvert x 3) (m) [device]
-    const double* d_xhat;    ///< end positions XHAT (nvert x 3) (m) [device]
-    const int* d_svert;      ///< vertex of each surface point (nsvert) [device]
-    const int* d_edge_vert;  ///< surface edge vertices (nedge x 2) [device]
-    const int* d_tri_vert;   ///< surface triangle vertices (ntri x 3) [device]
-    const int* d_bpPT;       ///< PT candidates (npt x 2): svert index, triangle [device]
-    const int* d_bpEE;       ///< EE candidates (nee x 2): edge, edge [device]
-    int npt;                 ///< PT candidates (they come first in the candidate order)
-    int nee;                 ///< EE candidates
-    double xi;               ///< minimum separation of the time of impact, opt.ccdMinSep (m)
-    double rescale;          ///< ACCD rescale s, opt.ccdRescale
-    double delta;            ///< contact offset delta of the reach query (m)
-    int maxIter;             ///< ACCD iteration cap, opt.ccdMaxIter
+    const double* d_x;        ///< start positions X (nvert x 3) (m) [device]
+    const double* d_xhat;     ///< end positions XHAT (nvert x 3) (m) [device]
+    const int* d_svert;       ///< vertex of each surface point (nsvert) [device]
+    const int* d_edge_vert;   ///< surface edge vertices (nedge x 2) [device]
+    const int* d_tri_vert;    ///< surface triangle vertices (ntri x 3) [device]
+    const int* d_bpPT;        ///< PT candidates (npt x 2): svert index, triangle [device]
+    const int* d_bpEE;        ///< EE candidates (nee x 2): edge, edge [device]
+    int npt;                  ///< PT candidates (they come first in the candidate order)
+    int nee;                  ///< EE candidates
+    double xi;                ///< minimum separation of the time of impact, opt.ccdMinSep (m)
+    double rescale;           ///< ACCD rescale s, opt.ccdRescale
+    double delta;             ///< contact offset delta of the reach query (m)
+    int maxIter;              ///< ACCD iteration cap, opt.ccdMaxIter
+    const alcmPair* d_pairs;  ///< the active set sorted by key, for alcm_pair_stepFloor
+                              ///< (npair) [device]; NULL when npair is 0
+    int npair;                ///< pairs in it
 } alcgCcdNarrowIn;
 
 /// Run additive CCD on every candidate c in [0, npt + nee) (PT first, then EE), as
-/// alcr_ccd_collect does: toi from alcm_ccd_pt/ee with (alcm_ccd_stepSep of xi, rescale), and
+/// alcr_ccd_collect does: toi from alcm_ccd_pt/ee with (alcm_ccd_stepSep of
+/// alcm_pair_stepFloor of xi, rescale), and
 /// for a pair that hits, reach from a second query with (xi + ALC_CCD_REACH delta,
 /// ALC_CCD_REACH_RESCALE). Then the
 /// minimum toi and the candidates with reach <= 1, in candidate order (key order when the

@@ -205,6 +205,8 @@ extern "C" alctStatus alcg_collide_collect(alcgCollide* c, const double* d_x, co
     nin.rescale = p->rescale;
     nin.delta = p->delta;
     nin.maxIter = p->maxIter;
+    nin.d_pairs = c->npair > 0 ? c->d_pairs : NULL;
+    nin.npair = c->npair;
     size_t need = 0;
     int cap = c->ptCap + c->eeCap;
     st = alcg_ccdNarrow_collect(&nin, NULL, NULL, NULL, cap, NULL, NULL, NULL, &need, s);

@@ -3,6 +3,8 @@
 // trajectories, the rational reader, and zero false negatives on the CCD sample queries.
 #include "ccd_queries.h"
 #include "hd/alcm_ccd.h"
+#include "hd/alcm_pair.h"
+#include "hd/alcm_pairstate.h"
 #include "test_macros.h"
 
 #include <stdint.h>
@@ -140,6 +142,39 @@ ALC_TEST(ccd_stepInsideFloor) {
     alcV3 de[4] = {alcm_v3(0, 0, 0), alcm_v3(0, 0, 0), alcm_v3(0, 0, 0.5), alcm_v3(0, 0, 0.5)};
     xi = alcm_ccd_stepSep(e, de, true, 0.02, 1);
     ENSURE(!alcm_ccd_ee(e, de, xi, 0.1, 1, MAXIT, &toi, NULL) && toi == 1);
+    return ALC_TEST_PASS;
+}
+
+/// The step-size floor of an active pair whose linearized constraint the iterate violates by
+/// more than delta (alcm_pair_stepFloor): such a pair may not be advanced below
+/// ALC_CCD_ACTIVE_FLOOR delta; a satisfied or slightly violated active pair, and any pair not in
+/// the set, keeps xi. Then a head-on approach of such a pair stops outside the floor.
+ALC_TEST(ccd_activePairFloor) {
+    const double delta = 1e-3, xi = 1e-9;
+    alcmPair set[3];
+    memset(set, 0, sizeof set);
+    set[0].key = ALC_PAIR_KEY(ALC_PAIR_PT, 1, 4);
+    set[0].c = -3 * delta;  // the iterate is 3 delta past the pair's plane
+    set[1].key = ALC_PAIR_KEY(ALC_PAIR_PT, 2, 0);
+    set[1].c = -0.5 * delta;  // within delta of it: the multiplier is nearly there
+    set[2].key = ALC_PAIR_KEY(ALC_PAIR_EE, 0, 7);
+    set[2].c = -3 * delta;
+    ENSURE(alcm_pair_stepFloor(set, 3, set[0].key, xi, delta) == ALC_CCD_ACTIVE_FLOOR * delta);
+    ENSURE(alcm_pair_stepFloor(set, 3, set[2].key, xi, delta) == ALC_CCD_ACTIVE_FLOOR * delta);
+    ENSURE(alcm_pair_stepFloor(set, 3, set[1].key, xi, delta) == xi);
+    ENSURE(alcm_pair_stepFloor(set, 3, ALC_PAIR_KEY(ALC_PAIR_PT, 1, 5), xi, delta) == xi);
+    ENSURE(alcm_pair_stepFloor(set, 0, set[0].key, xi, delta) == xi);
+    // a larger model floor wins
+    ENSURE(alcm_pair_stepFloor(set, 3, set[0].key, 1.0, delta) == 1.0);
+    // a point 10 delta above the triangle moving 20 delta into it: stopped outside the floor
+    alcV3 x[4], dx[4];
+    double toi = -1;
+    ptSetup(alcm_v3(0.25, 0.25, 10 * delta), alcm_v3(0, 0, -20 * delta), x, dx);
+    double f =
+        alcm_ccd_stepSep(x, dx, false, alcm_pair_stepFloor(set, 3, set[0].key, xi, delta), 1);
+    ENSURE(alcm_ccd_pt(x, dx, f, 0.1, 1, MAXIT, &toi, NULL));
+    ENSURE_MSG(distAt(false, x, dx, toi) >= ALC_CCD_ACTIVE_FLOOR * delta, "gap %.17g",
+               distAt(false, x, dx, toi));
     return ALC_TEST_PASS;
 }
 

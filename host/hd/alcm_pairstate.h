@@ -16,7 +16,8 @@ typedef struct alcmPair_ {
     double gamma;   ///< decay factor
     double d;       ///< distance at X (m)
     double g[12];   ///< grad d at X (dimensionless)
-    double c;       ///< constraint value at the last evaluated XHAT (scratch)
+    double c;       ///< constraint value at the last evaluated XHAT: the last assembly, then the
+                    ///< multiplier update (the step-size CCD's alcm_pair_stepFloor reads it)
     int active;     ///< c < lambda / mu at the last assembly (its Hessian is in the matrix)
 } alcmPair;
 
@@ -65,6 +66,43 @@ ALC_HD int alcm_pair_flipped(double c, double lamOverMu, int wasActive, double d
     double past = c - lamOverMu;
     if (past < 0) past = -past;
     return active != wasActive && past > depth;
+}
+
+/// Minimum separation, as a fraction of delta, below which the step-size CCD does not let an
+/// active pair approach while the iterate violates its linearized constraint by more than delta
+/// (alcm_pair_stepFloor).
+#define ALC_CCD_ACTIVE_FLOOR 0.1
+
+/// Minimum separation of the step-size CCD for the candidate `key`: xi, raised to
+/// ALC_CCD_ACTIVE_FLOOR delta when the pair is in the active set and its linearized constraint at
+/// the subproblem's iterate is violated by more than delta (c < -delta: the multiplier has not
+/// yet caught up with the force the pair needs). Without it, each outer step advanced such a pair
+/// to a fraction of its remaining gap (0.15-0.3 of it per outer iteration on IPC's tet-in-slot
+/// and dolphin scenes) until it sat in the CCD's rounding band (1e-13 m), where every direction
+/// collides at 0, while the multiplier was still growing (issue 14). A pair already inside the
+/// floor keeps most of its gap instead (alcm_ccd_stepSep).
+/// @param pairs  the active set, sorted by key (its c: the constraint at the last iterate)
+/// @param npair  pairs in it
+/// @param key    ALC_PAIR_KEY of the candidate
+/// @param xi     the model's minimum separation (m)
+/// @param delta  the contact offset (m)
+/// @return the minimum separation to pass to alcm_ccd_stepSep (m), >= xi.
+ALC_HD double alcm_pair_stepFloor(const alcmPair* pairs, int npair, long long key, double xi,
+                                  double delta) {
+    int lo = 0, hi = npair - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) >> 1;
+        long long k = pairs[mid].key;
+        if (k == key) {
+            return pairs[mid].c < -delta ? alcm_max(xi, ALC_CCD_ACTIVE_FLOOR * delta) : xi;
+        }
+        if (k < key) {
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return xi;
 }
 
 #endif  // ALC_HD_ALCM_PAIRSTATE_H_

@@ -139,9 +139,15 @@ alctStatus alcr_ccd_collect(alcrBackend* B, alciCollectOut* out) {
         // "generates an intersection", AL paper Alg. 3 line 4): a pair whose gap merely shrinks to
         // s times its start gap, like a vertex sliding over a shared edge of coplanar triangles at
         // height delta, would otherwise enter with a tilted linearization that snags sliding
-        // (a pair already inside the floor xi keeps most of its gap instead: alcm_ccd_stepSep)
+        // (a pair already inside the floor xi keeps most of its gap instead: alcm_ccd_stepSep;
+        // an active pair whose constraint the iterate violates keeps a floor of a fraction of
+        // delta: alcm_pair_stepFloor)
         double toi = 1, reach = 1;
-        double xiStep = alcm_ccd_stepSep(x, dx, c >= npt, xi, 1.0);
+        long long key = c < npt
+                            ? ALCR_KEY(ALCR_PT, B->bpPT[2 * c], B->bpPT[2 * c + 1])
+                            : ALCR_KEY(ALCR_EE, B->bpEE[2 * (c - npt)], B->bpEE[2 * (c - npt) + 1]);
+        double xiPair = alcm_pair_stepFloor(B->pairs, B->npair, key, xi, B->cp.delta);
+        double xiStep = alcm_ccd_stepSep(x, dx, c >= npt, xiPair, 1.0);
         int hit = c < npt ? alcm_ccd_pt(x, dx, xiStep, s, 1.0, maxIter, &toi, NULL)
                           : alcm_ccd_ee(x, dx, xiStep, s, 1.0, maxIter, &toi, NULL);
         int reaches = 0;

@@ -273,6 +273,7 @@ void alcr_contact_alUpdate(alcrBackend* B) {
     for (int p = 0; p < B->npair; p++) {
         alcrPair* P = &B->pairs[p];
         double c = constraintAt(B, P, B->xhat);
+        P->c = c;  // the step-size CCD's floor reads it (alcm_pair_stepFloor)
         double lam = penalty ? 0 : P->lambda;
         double s = c - lam / mu > 0 ? c - lam / mu : 0;  // Eq. 14
         // Alg. 2 lines 20-29 as the text of §4.2 states them: an active constraint (s = 0)
