@@ -46,11 +46,10 @@ typedef struct alcgCcdNarrowIn_ {
 
 /// Run additive CCD on every candidate c in [0, npt + nee) (PT first, then EE), as
 /// alcr_ccd_collect does: toi from alcm_ccd_pt/ee with (alcm_ccd_stepSep of
-/// alcm_pair_stepFloor of xi, rescale), and
-/// for a pair that hits, reach from a second query with (xi + ALC_CCD_REACH delta,
-/// ALC_CCD_REACH_RESCALE). Then the
-/// minimum toi and the candidates with reach <= 1, in candidate order (key order when the
-/// broad-phase lists are sorted), into d_cand with toi = reach.
+/// alcm_pair_stepFloor of xi, rescale), and for a pair that hits, reach from a second query with
+/// (xi + ALC_CCD_REACH delta, ALC_CCD_REACH_RESCALE). Then the minimum toi and the candidates
+/// with reach <= 1, in candidate order (key order when the broad-phase lists are sorted), into
+/// d_cand with toi = reach.
 /// @param[in]  in          inputs; its device arrays are read only
 /// @param[out] d_toi       per-candidate conservative time of impact, 2.0 when none
 ///                         (npt + nee) [device]

@@ -1,5 +1,5 @@
 // The carry-along placement of moving boundaries, one rule for the CPU reference
-// (host/ref/backend_ref.c opKinPlace) and the CUDA backend (cuda/step_vec.cu).
+// (host/ref/backend_ref.c opKinPlace) and the CUDA backend (cuda/kin_carry.cu).
 //
 // When the kinematic vertices cannot go onto their targets alone (an element beside them would
 // be crushed; AL paper §5.3 places them at once), the free vertices near them are carried

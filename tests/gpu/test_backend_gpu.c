@@ -72,6 +72,23 @@ static int openScene(Run* r, const char* scene, int backend, int perturb) {
     return 1;
 }
 
+/// The three runs the first-step comparisons need: the reference (r), the reference from
+/// positions scaled by 1 + 1e-12 (q) and the CUDA backend in the emulation (c). On failure none
+/// is left open.
+static int openTrio(const char* scene, Run* r, Run* q, Run* c) {
+    if (!openScene(r, scene, ALC_BACKEND_REF, 0)) return 0;
+    if (!openScene(q, scene, ALC_BACKEND_REF, 1)) {
+        closeRun(r);
+        return 0;
+    }
+    if (!openScene(c, scene, ALC_BACKEND_CUDA, 0)) {
+        closeRun(r);
+        closeRun(q);
+        return 0;
+    }
+    return 1;
+}
+
 /// Every scene at CI size on the CUDA backend in the emulation and on the reference: the run
 /// completes and every state is clean. How far rounding alone moves each scene is measured, not
 /// assumed: the reference is run a second time from positions scaled by 1 + 1e-12 (the
@@ -88,13 +105,7 @@ ALC_TEST(backend_full_step) {
     for (int i = 0; kSteps[i].scene; i++) {
         const char* scene = kSteps[i].scene;
         Run r, q, c;
-        ENSURE_MSG(openScene(&r, scene, ALC_BACKEND_REF, 0), "%s", scene);
-        ENSURE_MSG(openScene(&q, scene, ALC_BACKEND_REF, 1), "%s", scene);
-        if (!openScene(&c, scene, ALC_BACKEND_CUDA, 0)) {
-            closeRun(&r);
-            closeRun(&q);
-            ENSURE_MSG(0, "%s: the cuda backend did not make the sim", scene);
-        }
+        ENSURE_MSG(openTrio(scene, &r, &q, &c), "%s: a sim could not be made", scene);
         ENSURE(strcmp(alc_simBackendName(c.sim), "cuda-emulated") == 0);
         int n = 3 * r.m->nvert, ok = 1;
         double dx1 = 0, dq1 = 0;
@@ -148,13 +159,7 @@ ALC_TEST(backend_firstStepConverged) {
     for (int i = 0; kSteps[i].scene; i++) {
         const char* scene = kSteps[i].scene;
         Run r, q, c;
-        ENSURE_MSG(openScene(&r, scene, ALC_BACKEND_REF, 0), "%s", scene);
-        ENSURE_MSG(openScene(&q, scene, ALC_BACKEND_REF, 1), "%s", scene);
-        if (!openScene(&c, scene, ALC_BACKEND_CUDA, 0)) {
-            closeRun(&r);
-            closeRun(&q);
-            ENSURE_MSG(0, "%s: the cuda backend did not make the sim", scene);
-        }
+        ENSURE_MSG(openTrio(scene, &r, &q, &c), "%s: a sim could not be made", scene);
         r.m->opt.cgTol = q.m->opt.cgTol = c.m->opt.cgTol = 1e-10;
         int ok = stepRun(&r) && stepRun(&q) && stepRun(&c), n = 3 * r.m->nvert;
         double dx = ok ? relDiff(c.d->x, r.d->x, n) : 1, dq = ok ? relDiff(q.d->x, r.d->x, n) : 1;
