@@ -136,7 +136,7 @@ EMU_LIB_OBJS = $(LIB_CSRC:%.c=$(EMU)/obj/%.o) $(LIB_CUSRC:%.cu=$(EMU)/obj/%.o) $
 EMU_TOOL_OBJS = $(TOOL_SRC:%.c=$(EMU)/obj/%.o)
 EMU_GPUT_OBJS = $(GPUT_SRC:%.c=$(EMU)/obj/%.o) $(EMUT_CUSRC:%.cu=$(EMU)/obj/%.o) \
                 $(EMU)/obj/tests/main_gpu.o $(EMU)/obj/tests/scene_run.o
-EMU_SELF_OBJS = $(EMU_SRC:%.cpp=$(EMU)/obj/%.o) $(EMU)/obj/cuda/alcg_stream.o \
+EMU_SELF_OBJS = $(EMU_SRC:%.cpp=$(EMU)/obj/%.o) $(EMU)/obj/cuda/alcg_stream.o $(EMU)/obj/cuda/arena.o \
                 $(EMUT_CUSRC:%.cu=$(EMU)/obj/%.o) $(EMU)/obj/tests/main.o
 EMU_SELF   = $(EMU)/alcove_emu_selftest
 EMU_LIB    = $(EMU)/libalcove_emu.a
@@ -243,7 +243,7 @@ $(EMU_SELF): $(EMU_SELF_OBJS)
 emu-selftest: $(EMU_SELF)
 
 # the emulation's own speed on this machine (tools/emu_bench.cu)
-$(EMU)/emu_bench: $(EMU)/obj/tools/emu_bench.o $(EMU_SRC:%.cpp=$(EMU)/obj/%.o) $(EMU)/obj/cuda/alcg_stream.o
+$(EMU)/emu_bench: $(EMU)/obj/tools/emu_bench.o $(EMU_SRC:%.cpp=$(EMU)/obj/%.o) $(EMU)/obj/cuda/alcg_stream.o $(EMU)/obj/cuda/arena.o
 	$(CXX) -o $@ $^ $(EMU_LDLIBS)
 emu-bench: $(EMU)/emu_bench
 	$(abspath $<)
@@ -340,7 +340,7 @@ tsan:
 	$(MAKE) CUDA=0 BUILD=build/tsan SANITIZER=thread OPENMP=0 test
 
 memcheck: all $(GPU_TESTS)
-	$(CUDA_HOME)/bin/compute-sanitizer --tool memcheck $(abspath $(GPU_TESTS)) $(FILTER)
+	ALC_CUDA_ARENA=0 $(CUDA_HOME)/bin/compute-sanitizer --tool memcheck $(abspath $(GPU_TESTS)) $(FILTER)
 
 FORMAT_SRC = $(shell find include host cuda emu tools tests examples -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' -o -name '*.cpp' 2>/dev/null)
 format:

@@ -211,8 +211,8 @@ extern "C" size_t alcg_alContact_bytes(const alcgAlContact* C) {
            sizeof(double) * (cap + nb + 1) + sizeof(int) * 2;
 }
 
-extern "C" alctStatus alcg_alContact_make(alcgAlContact* C, int nvert, int cap, alcgStream* s) {
-    ALCG_RANGE("alcg_alContact_make");
+/// The sizes of alcg_alContact_make (the incidence sort's scratch). C zeroed first.
+static alctStatus planAlContact(alcgAlContact* C, int nvert, int cap, alcgStream* s) {
     if (!s) return ALC_ERR_INVALID_ARG;
     if (!C) return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "NULL scratch");
     memset(C, 0, sizeof *C);
@@ -222,9 +222,23 @@ extern "C" alctStatus alcg_alContact_make(alcgAlContact* C, int nvert, int cap, 
     C->nvert = nvert;
     C->cap = cap;
     C->npair = -1;
+    return alcg_incidence_build(NULL, 0, cap, nvert, NULL, NULL, NULL, NULL, NULL, &C->sortBytes,
+                                s);
+}
+
+extern "C" alctStatus alcg_alContact_need(int nvert, int cap, size_t* bytes, alcgStream* s) {
+    alcgAlContact probe;
+    *bytes = 0;
+    alctStatus st = planAlContact(&probe, nvert, cap, s);
+    if (st == ALC_OK) *bytes = alcg_alContact_bytes(&probe);
+    return st;
+}
+
+extern "C" alctStatus alcg_alContact_make(alcgAlContact* C, int nvert, int cap, alcgStream* s) {
+    ALCG_RANGE("alcg_alContact_make");
+    alctStatus st = planAlContact(C, nvert, cap, s);
+    if (st != ALC_OK) return st;
     size_t nkey = 4 * (size_t)cap, nb = alcg_blocks(cap, ALCG_BLOCK);
-    alctStatus st =
-        alcg_incidence_build(NULL, 0, cap, nvert, NULL, NULL, NULL, NULL, NULL, &C->sortBytes, s);
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&C->d_vpAdr, sizeof(int) * ((size_t)nvert + 1));
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&C->d_vpList, sizeof(int) * nkey);
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&C->d_keys, sizeof(unsigned long long) * nkey);

@@ -71,6 +71,11 @@ void alcg_alContact_free(alcgAlContact* C);
 /// Device bytes held by C.
 size_t alcg_alContact_bytes(const alcgAlContact* C);
 
+/// Device bytes alcg_alContact_make will allocate (unrounded) for nvert vertices and cap pairs,
+/// into *bytes (0 on failure).
+/// @return ALC_OK, or the failure of its size checks or scratch queries, with the message on s.
+alctStatus alcg_alContact_need(int nvert, int cap, size_t* bytes, alcgStream* s);
+
 /// Rebuild the vertex -> pair incidences from the active set (a radix sort of the unique keys
 /// vertex << 32 | 4 p + a: deterministic), as the reference's buildIncidence. Call it after every
 /// change of the active set (alcg_activeSet_merge reports one), before alcg_alContact_assemble.

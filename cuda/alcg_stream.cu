@@ -1,10 +1,12 @@
 // Streams, device memory and copies for the alcg_ wrappers (cuda/alcg_stream.h).
 #include "alcg_kernel.cuh"
+#include "arena.h"
 
 #include <cuda_runtime.h>
 
 extern "C" alctStatus alcg_stream_make(alcgStream* s) {
     s->err[0] = 0;
+    s->arena = NULL;
     cudaStream_t st = NULL;
     ALCG_CUDA_TRY(s, cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     s->stream = (void*)st;
@@ -30,6 +32,7 @@ fail:
 extern "C" alctStatus alcg_malloc(alcgStream* s, void** p, size_t n) {
     *p = NULL;
     if (n == 0) return ALC_OK;
+    if (s->arena) return alcg_arena_alloc(s->arena, p, n, s);
     cudaError_t e = cudaMalloc(p, n);
     if (e != cudaSuccess) {
         cudaGetLastError();
@@ -42,7 +45,7 @@ extern "C" alctStatus alcg_malloc(alcgStream* s, void** p, size_t n) {
 }
 
 extern "C" void alcg_free(void* p) {
-    if (p) cudaFree(p);
+    if (p && !alcg_arena_release(p)) cudaFree(p);
 }
 
 extern "C" alctStatus alcg_upload(alcgStream* s, void* d_dst, const void* h_src, size_t n) {

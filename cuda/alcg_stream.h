@@ -14,13 +14,18 @@ extern "C" {
 /// Length of the failure message kept on a stream.
 #define ALCG_ERRLEN 512
 
-/// A stream and the message of the last failure of a wrapper that ran on it.
+/// The device memory arena of a sim (cuda/arena.h).
+typedef struct alcgArena_ alcgArena;
+
+/// A stream, the arena its allocations come from and the message of the last failure of a
+/// wrapper that ran on it.
 typedef struct alcgStream_ {
     void* stream;           ///< the cudaStream_t (never the default stream)
+    alcgArena* arena;       ///< alcg_malloc carves from it; NULL: each request is a cudaMalloc
     char err[ALCG_ERRLEN];  ///< "cuda/bvh.cu:142 alcg_bvh_build: cudaErrorIllegalAddress"
 } alcgStream;
 
-/// Create a stream (cudaStreamNonBlocking) into *s and clear its message.
+/// Create a stream (cudaStreamNonBlocking) into *s, without an arena, and clear its message.
 /// @return ALC_OK, or ALC_ERR_CUDA with the message in s->err.
 alctStatus alcg_stream_make(alcgStream* s);
 
@@ -31,11 +36,12 @@ void alcg_stream_free(alcgStream* s);
 /// @return ALC_OK, or ALC_ERR_CUDA with the message in s->err.
 alctStatus alcg_stream_sync(alcgStream* s);
 
-/// Allocate n bytes of device memory (256-byte aligned) into *p; n == 0 gives NULL.
+/// Allocate n bytes of device memory (256-byte aligned) into *p: from s->arena when the stream
+/// has one (alcg_arena_alloc), else by cudaMalloc. n == 0 gives NULL.
 /// @return ALC_OK, or ALC_ERR_DEVICE_NOMEM with the size in s->err.
 alctStatus alcg_malloc(alcgStream* s, void** p, size_t n);
 
-/// Free device memory from alcg_malloc. NULL-safe.
+/// Free device memory from alcg_malloc: back to its arena, or cudaFree. NULL-safe.
 void alcg_free(void* p);
 
 /// Copy n bytes host -> device (upload) or device -> host (download) on s, then synchronize.

@@ -25,6 +25,7 @@ extern "C" {
 
 #include "al_contact.h"
 #include "alcg_kernel.cuh"
+#include "arena.h"
 #include "bsr.h"
 #include "collide.h"
 #include "diag_stats.h"
@@ -47,6 +48,8 @@ struct Backend {
     const alcModel* m;
     int n, N;
     alcgStream s;
+    alcgArena* arena;  // every device array below is carved from it (cuda/arena.h)
+    size_t need;       // bytes the arena was sized for when the sim was made
     // model arrays the modules read
     int *d_svert, *d_edge_vert, *d_tri_vert;
     int *d_vertBody, *d_bodyMat, *d_vertadr, *d_vertnum;
@@ -209,6 +212,7 @@ void opDestroy(void* be) {
                    B->d_pcgTemp, B->d_boundTemp, B->d_red,         B->d_diagHist, B->d_diagOut,
                    B->d_fric};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) alcg_free(dev[i]);
+    alcg_arena_free(B->arena);
     alcg_stream_free(&B->s);
     free(B->h_pairs);
     free(B->h_fric);
@@ -350,6 +354,8 @@ alctStatus opSolve(void* be, double tol, int maxIter, alciSolveOut* out) {
     ALCG_RANGE("pcg");
     alcgStream* s = &B->s;
     size_t tb = B->pcgBytes;
+    out->direct = 0;  // PCG only: no Cholesky on the device
+    out->directFailed = 0;
     alctStatus st = alcg_bsr_blockJacobi(&B->A, B->d_Minv, s);
     if (st == ALC_OK) st = alcg_stepVec_scale(B->N, -1.0, B->d_g, B->d_rhs, s);
     if (st == ALC_OK) {
@@ -551,20 +557,23 @@ int opNactive(void* be) {
     return np;
 }
 
-size_t opMemory(void* be) {
-    Backend* B = (Backend*)be;
+/// Device bytes of the backend's own arrays (not the modules'), as make allocates them.
+size_t ownBytes(const Backend* B) {
     size_t vec = sizeof(double) * (size_t)B->N;
     const alcModel* m = B->m;
     return 10 * vec + (size_t)B->n + sizeof(double) * 9 * (size_t)B->n + B->pcgBytes +
-           B->boundBytes + sizeof(double) * alcg_stepVec_normsScratch(B->N) +
+           B->boundBytes + sizeof(double) * alcg_stepVec_normsScratch(B->N > 0 ? B->N : 1) +
            sizeof(int) * ALCG_DIAG_SCRATCH + 2 * sizeof(double) +
            sizeof(int) * ((size_t)m->nsvert + 2 * (size_t)m->nedge + 3 * (size_t)m->ntri) +
            sizeof(int) * ((size_t)B->n + 3 * (size_t)m->nbody) +
-           sizeof(double) * (size_t)m->nmat * (size_t)m->nmat +
-           sizeof(alcgFric) * (size_t)B->pairCap + alcg_elastic_bytes(&B->E) +
-           alcg_bsr_bytes(&B->A) + alcg_pattern_bytes(&B->P) + alcg_momentum_bytes(&B->M) +
-           B->K.bytes + alcg_alContact_bytes(&B->AC) + alcg_friction_bytes(&B->F) +
-           alcg_collide_memory(B->C);
+           sizeof(double) * (size_t)m->nmat * (size_t)m->nmat;
+}
+
+/// What the device holds for the sim: the arena's chunks.
+size_t opMemory(void* be) {
+    alcgArenaStats a;
+    alcg_arena_stats(((Backend*)be)->arena, &a);
+    return a.reserved;
 }
 
 alctStatus opGetCarry(void* be, alcmPair* out, int cap, int* npair, double* lastMu,
@@ -667,12 +676,99 @@ const alciBackendOps kCudaOps = {"cuda",
                                  opIpcFrictionLag};
 
 /// Allocate and fill everything; the status and the message on B->s on failure.
-alctStatus make(Backend* B) {
+/// The capacities of the contact buffers: from alcSimDef.capacity, or the reference's defaults.
+void contactCaps(const Backend* B, int* pairCap, int* candCap) {
     const alcModel* m = B->m;
     const alcSimDef* def = &B->sim->def;
+    *pairCap = def->capacity.contactPairs;
+    if (*pairCap <= 0) *pairCap = 8 * m->nsvert > 4096 ? 8 * m->nsvert : 4096;
+    *candCap = def->capacity.candidates;
+    if (*candCap <= 0) *candCap = 16 * m->nsvert > 16384 ? 16 * m->nsvert : 16384;
+}
+
+/// Static upper blocks of the matrix (the diagonal and one per pair of vertices sharing a
+/// tetrahedron) from the mesh graph's rows, which hold both directions and the vertex itself.
+int staticBlocks(int n, const int* rowptr) {
+    return (int)(((long long)rowptr[n] + n) / 2);
+}
+
+/// Device bytes make will allocate, each allocation unrounded: the backend's own arrays, every
+/// module's make and sizeForPairs(pairCap). Also sets pcgBytes and boundBytes.
+alctStatus needBytes(Backend* B, const int* rowptr, int pairCap, int candCap, size_t* need) {
+    const alcModel* m = B->m;
+    alcgStream* s = &B->s;
+    *need = 0;
+    alcgBsr probe;
+    memset(&probe, 0, sizeof probe);
+    probe.n = B->n;
+    alctStatus st =
+        alcg_pcg_solve(&probe, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, &B->pcgBytes, s);
+    B->mesh.ntet = m->ntet;
+    if (st == ALC_OK) {
+        st = alcg_tetBound_maxStep(&B->mesh, NULL, NULL, 0.5, 0, NULL, NULL, &B->boundBytes, s);
+    }
+    int nstatic = staticBlocks(B->n, rowptr);
+    long long blocks = (long long)nstatic + 12LL * pairCap;
+    if (st == ALC_OK && blocks > 0x7fffffffLL) {
+        snprintf(s->err, sizeof s->err, "the matrix would need %lld blocks (more than 2^31)",
+                 blocks);
+        st = ALC_ERR_CAPACITY;
+    }
+    size_t mom = 0, col = 0, ac = 0, fr = 0, pat = 0;
+    alcgSurface sf = {B->n, m->nsvert, m->nedge, m->ntri, NULL, NULL, NULL};
+    if (st == ALC_OK) st = alcg_momentum_need(B->n, &mom, s);
+    if (st == ALC_OK) st = alcg_collide_need(&sf, candCap, pairCap, &col, s);
+    if (st == ALC_OK) st = alcg_alContact_need(B->n, pairCap, &ac, s);
+    if (st == ALC_OK) st = alcg_friction_need(B->n, pairCap, &fr, s);
+    if (st == ALC_OK) st = alcg_pattern_need(B->n, nstatic, 2 * pairCap, (int)blocks, &pat, s);
+    if (st != ALC_OK) return st;
+    *need = ownBytes(B) + alcg_elastic_need(B->n, m->ntet, nstatic) + mom +
+            alcg_kinCarry_need(B->n, rowptr[B->n]) + col + ac + fr + pat +
+            sizeof(alcgFric) * (size_t)pairCap + alcg_bsr_need(B->n, (int)blocks);
+    return ALC_OK;
+}
+
+/// Slack of the arena beyond the need: each allocation is rounded up to ALCG_ARENA_ALIGN, and
+/// make allocates about a hundred (measured: 10-13 kB of rounding on the shipped scenes).
+size_t arenaSlack(void) {
+    return 256 * (size_t)ALCG_ARENA_ALIGN;
+}
+
+alctStatus make(Backend* B) {
+    const alcModel* m = B->m;
     alcgStream* s = &B->s;
     size_t vec = sizeof(double) * (size_t)B->N;
     alctStatus st = ALC_OK;
+    int pairCap = 0, candCap = 0;
+    contactCaps(B, &pairCap, &candCap);
+    // the mesh graph: the static pattern's size and the carry-along's rows
+    int *rowptr = NULL, *col = NULL;
+    if (alci_vertexRows(m, &rowptr, &col) != ALC_OK) {
+        snprintf(s->err, sizeof s->err, "out of host memory");
+        return ALC_ERR_NOMEM;
+    }
+    // one arena for everything, sized before anything is allocated; a device with less free
+    // memory is refused here with the whole figure
+    st = needBytes(B, rowptr, pairCap, candCap, &B->need);
+    size_t arenaBytes = B->need + arenaSlack();
+    size_t freeB = 0, totalB = 0;
+    alcg_memInfo(&freeB, &totalB);
+    if (st == ALC_OK && totalB > 0 && arenaBytes > freeB) {
+        snprintf(s->err, sizeof s->err,
+                 "it needs %.1f MB of device memory and the device has %.1f MB free of %.1f MB",
+                 arenaBytes / 1e6, freeB / 1e6, totalB / 1e6);
+        st = ALC_ERR_DEVICE_NOMEM;
+    }
+    // ALC_CUDA_ARENA=0: every array its own cudaMalloc, for memory checkers (cuda/arena.h)
+    const char* env = getenv("ALC_CUDA_ARENA");
+    int passthrough = env && strcmp(env, "0") == 0;
+    if (st == ALC_OK) st = alcg_arena_make(&B->arena, passthrough ? 0 : arenaBytes, s);
+    if (st != ALC_OK) {
+        free(rowptr);
+        free(col);
+        return st;
+    }
+    s->arena = B->arena;
     // model arrays
     double** vecs[] = {&B->d_xt, &B->d_vt, &B->d_xtilde, &B->d_x,   &B->d_xhat,
                        &B->d_p,  &B->d_g,  &B->d_trial,  &B->d_rhs, &B->d_target};
@@ -703,24 +799,10 @@ alctStatus make(Backend* B) {
     // elasticity and the Newton system
     if (st == ALC_OK) st = alcg_elastic_make(&B->E, m, NULL, NULL, NULL, s);
     if (st == ALC_OK) st = alcg_momentum_make(&B->M, B->n, s);
-    if (st == ALC_OK) {
-        int *rowptr = NULL, *col = NULL;
-        if (alci_vertexRows(m, &rowptr, &col) != ALC_OK) {
-            snprintf(s->err, sizeof s->err, "out of host memory");
-            st = ALC_ERR_NOMEM;
-        } else {
-            st = alcg_kinCarry_make(&B->K, B->n, rowptr, col, s);
-        }
-        free(rowptr);
-        free(col);
-    }
+    if (st == ALC_OK) st = alcg_kinCarry_make(&B->K, B->n, rowptr, col, s);
+    free(rowptr);
+    free(col);
     if (st == ALC_OK) st = upload(B, (void**)&B->d_Minv, NULL, sizeof(double) * 9 * B->n);
-    if (st == ALC_OK) {
-        alcgBsr probe;
-        memset(&probe, 0, sizeof probe);
-        probe.n = B->n;
-        st = alcg_pcg_solve(&probe, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, &B->pcgBytes, s);
-    }
     if (st == ALC_OK) st = upload(B, &B->d_pcgTemp, NULL, B->pcgBytes);
     if (st == ALC_OK) {
         B->mesh.ntet = m->ntet;
@@ -728,7 +810,6 @@ alctStatus make(Backend* B) {
         B->mesh.d_tet_vol = B->E.d_tet_vol;
         B->mesh.d_tet_model = B->E.d_tet_model;
         B->mesh.d_kin = B->d_kin;
-        st = alcg_tetBound_maxStep(&B->mesh, NULL, NULL, 0.5, 0, NULL, NULL, &B->boundBytes, s);
     }
     if (st == ALC_OK) st = upload(B, &B->d_boundTemp, NULL, B->boundBytes);
     if (st == ALC_OK) {
@@ -737,11 +818,7 @@ alctStatus make(Backend* B) {
     }
     if (st == ALC_OK) st = upload(B, (void**)&B->d_diagHist, NULL, sizeof(int) * ALCG_DIAG_SCRATCH);
     if (st == ALC_OK) st = upload(B, (void**)&B->d_diagOut, NULL, 2 * sizeof(double));
-    // contact: the collision stage with the reference's default capacities
-    int pairCap = def->capacity.contactPairs;
-    if (pairCap <= 0) pairCap = 8 * m->nsvert > 4096 ? 8 * m->nsvert : 4096;
-    int candCap = def->capacity.candidates;
-    if (candCap <= 0) candCap = 16 * m->nsvert > 16384 ? 16 * m->nsvert : 16384;
+    // contact: the collision stage with the capacities of contactCaps
     if (st == ALC_OK) {
         alcgSurface sf = {B->n,       m->nsvert,      m->nedge,     m->ntri,
                           B->d_svert, B->d_edge_vert, B->d_tri_vert};
@@ -819,21 +896,11 @@ extern "C" alctStatus alcg_backend_make(alcSim* sim, alciBackend* out) {
         free(B);
         return st;
     }
-    size_t free0 = 0, total = 0;
-    alcg_memInfo(&free0, &total);
     alctStatus st = make(B);
     if (st != ALC_OK) {
-        size_t free1 = 0;
-        alcg_memInfo(&free1, &total);
         if (st == ALC_ERR_DEVICE_NOMEM) {
-            // what was allocated before the request that failed: the sim needs more than that
-            double held = free0 > free1 ? (double)(free0 - free1) : 0;
-            st = ALC_ERROR(sim, st,
-                           "the scene does not fit the device: it needs more than %.1f MB of "
-                           "device memory, which were allocated before this failed: %s; the "
-                           "device had %.1f MB free of %.1f MB (alcove info SCENE --backend "
-                           "cuda reports the whole need on a device where it fits)",
-                           held / 1e6, B->s.err, free0 / 1e6, total / 1e6);
+            // the arena is sized and checked before anything is allocated: the figure is whole
+            st = ALC_ERROR(sim, st, "the scene does not fit the device: %s", B->s.err);
         } else {
             st = ALC_ERROR(sim, st, "cuda backend setup failed: %s", B->s.err);
         }

@@ -134,6 +134,14 @@ extern "C" size_t alcg_bsr_bytes(const alcgBsr* A) {
            sizeof(double) * 9 * (size_t)A->cap;
 }
 
+extern "C" size_t alcg_bsr_need(int n, int cap) {
+    alcgBsr probe;
+    memset(&probe, 0, sizeof probe);
+    probe.n = n;
+    probe.cap = cap;
+    return alcg_bsr_bytes(&probe);
+}
+
 extern "C" alctStatus alcg_bsr_transpose(alcgBsr* A, void* d_temp, size_t* temp_bytes,
                                          alcgStream* s) {
     ALCG_RANGE("alcg_bsr_transpose");

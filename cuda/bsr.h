@@ -46,6 +46,9 @@ void alcg_bsr_free(alcgBsr* A);
 /// Device bytes held by A.
 size_t alcg_bsr_bytes(const alcgBsr* A);
 
+/// Device bytes alcg_bsr_make(A, n, cap) will allocate (unrounded).
+size_t alcg_bsr_need(int n, int cap);
+
 /// Fill A from a full-storage matrix (both triangles, rows sorted by column: the layout of
 /// alcrBsr) already on the device: keeps the blocks with j >= i in their order, then builds
 /// the transpose index (alcg_bsr_transpose). Two-phase: scratch for a matrix of A->n rows and

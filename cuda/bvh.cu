@@ -16,6 +16,7 @@
 #include <float.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 // bump carver over one allocation: measures when base is NULL, hands out pointers otherwise
 namespace {
@@ -287,6 +288,20 @@ extern "C" void alcg_bvh_free(alcgBvh* bvh) {
     if (!bvh) return;
     alcg_free(bvh->mem);
     free(bvh);
+}
+
+extern "C" alctStatus alcg_bvh_need(int maxSvert, int maxEdge, int maxTri, size_t* bytes,
+                                    alcgStream* s) {
+    alcgBvh probe;
+    memset(&probe, 0, sizeof probe);
+    *bytes = 0;
+    probe.maxSvert = maxSvert;
+    probe.maxEdge = maxEdge;
+    probe.maxTri = maxTri;
+    alctStatus rc =
+        alcg_sortPairsU64(NULL, NULL, alcm_maxi(maxTri, maxEdge), NULL, &probe.sortBytes, s);
+    if (rc == ALC_OK) *bytes = carveBvh(&probe, NULL);
+    return rc;
 }
 
 extern "C" size_t alcg_bvh_bytes(const alcgBvh* bvh) {

@@ -44,6 +44,28 @@ static alctStatus reserveTemp(alcgCollide* c, size_t need, alcgStream* s) {
     return ALC_OK;
 }
 
+/// The scratch every phase needs at full capacity: the broad-phase queries (candCap pairs
+/// each), the narrow phase over both buffers and the merge of a full active set with every
+/// candidate. A buffer growth later sizes it again.
+static alctStatus scratchNeed(int nvert, int candCap, int pairCap, size_t* bytes, alcgStream* s) {
+    size_t q = 0, nar = 0, mer = 0;
+    alcgCcdNarrowIn nin;
+    memset(&nin, 0, sizeof nin);
+    nin.npt = candCap;
+    nin.nee = candCap;
+    alctStatus st = alcg_bvh_queryPT(NULL, NULL, candCap, NULL, NULL, NULL, &q, s);
+    if (st == ALC_OK) {
+        st = alcg_ccdNarrow_collect(&nin, NULL, NULL, NULL, 2 * candCap, NULL, NULL, NULL, &nar, s);
+    }
+    if (st == ALC_OK) {
+        st = alcg_activeSet_merge(NULL, pairCap, NULL, 2 * candCap, nvert, 0, NULL, pairCap, NULL,
+                                  NULL, NULL, &mer, s);
+    }
+    *bytes = q > nar ? q : nar;
+    if (mer > *bytes) *bytes = mer;
+    return st;
+}
+
 /// (Re)allocate one broad-phase buffer for cap pairs (isEE: the edge-edge one; the other keeps
 /// its contents) and the narrow-phase buffers for both (their contents are not kept).
 static alctStatus allocCandidates(alcgCollide* c, int isEE, int cap, alcgStream* s) {
@@ -108,14 +130,48 @@ extern "C" alctStatus alcg_collide_make(const alcgSurface* surf, int candCap, in
     if (!c) return ALC_ERR_NOMEM;
     c->surf = *surf;
     alctStatus st = alcg_bvh_make(surf->nsvert, surf->nedge, surf->ntri, &c->bvh, s);
-    if (st == ALC_OK) st = allocCandidates(c, 0, candCap, s);
-    if (st == ALC_OK) st = allocCandidates(c, 1, candCap, s);
+    // both broad-phase buffers and the narrow-phase ones for both, in one go (allocating them
+    // one buffer at a time, as a growth does, would leave a hole in the arena)
+    size_t n = 2 * (size_t)candCap;
+    if (st == ALC_OK) st = alcg_malloc(s, (void**)&c->d_bpPT, sizeof(int) * 2 * (size_t)candCap);
+    if (st == ALC_OK) st = alcg_malloc(s, (void**)&c->d_bpEE, sizeof(int) * 2 * (size_t)candCap);
+    if (st == ALC_OK) st = alcg_malloc(s, (void**)&c->d_toi, sizeof(double) * n);
+    if (st == ALC_OK) st = alcg_malloc(s, (void**)&c->d_reach, sizeof(double) * n);
+    if (st == ALC_OK) st = alcg_malloc(s, (void**)&c->d_cand, sizeof(alcgCand) * n);
+    if (st == ALC_OK) {
+        c->ptCap = c->eeCap = candCap;
+        c->bytes +=
+            2 * sizeof(int) * 2 * (size_t)candCap + (2 * sizeof(double) + sizeof(alcgCand)) * n;
+    }
     if (st == ALC_OK) st = allocPairs(c, pairCap, s);
+    size_t temp = 0;
+    if (st == ALC_OK) st = scratchNeed(surf->nvert, candCap, pairCap, &temp, s);
+    if (st == ALC_OK) st = reserveTemp(c, temp, s);
     if (st != ALC_OK) {
         alcg_collide_free(c);
         return st;
     }
     *out = c;
+    return ALC_OK;
+}
+
+extern "C" alctStatus alcg_collide_need(const alcgSurface* surf, int candCap, int pairCap,
+                                        size_t* bytes, alcgStream* s) {
+    *bytes = 0;
+    if (!surf || candCap <= 0 || pairCap <= 0) {
+        return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "bad arguments (candCap %d, pairCap %d)", candCap,
+                         pairCap);
+    }
+    size_t bvh = 0, temp = 0;
+    alctStatus st = alcg_bvh_need(surf->nsvert, surf->nedge, surf->ntri, &bvh, s);
+    if (st == ALC_OK) st = scratchNeed(surf->nvert, candCap, pairCap, &temp, s);
+    if (st != ALC_OK) return st;
+    // two broad-phase buffers, the narrow-phase buffers of both, the active set and its merge
+    // output (allocCandidates, allocPairs), the scratch
+    size_t cand = (size_t)candCap;
+    *bytes = bvh + temp + 2 * sizeof(int) * 2 * cand +
+             (2 * sizeof(double) + sizeof(alcgCand)) * 2 * cand +
+             2 * sizeof(alcgPair) * (size_t)pairCap;
     return ALC_OK;
 }
 

@@ -56,6 +56,13 @@ alctStatus alcg_collide_make(const alcgSurface* surf, int candCap, int pairCap, 
 /// Free the stage and its device memory. NULL-safe.
 void alcg_collide_free(alcgCollide* c);
 
+/// Device bytes alcg_collide_make will allocate (unrounded) for these capacities, into *bytes:
+/// the LBVH, the candidate and active-set buffers. The scratch the queries size for themselves
+/// (at the first collect) is not included.
+/// @return ALC_OK, ALC_ERR_INVALID_ARG, or a failure of the size queries, with the message on s.
+alctStatus alcg_collide_need(const alcgSurface* surf, int candCap, int pairCap, size_t* bytes,
+                             alcgStream* s);
+
 /// Device memory the stage holds (bytes).
 size_t alcg_collide_memory(const alcgCollide* c);
 

@@ -453,6 +453,23 @@ extern "C" size_t alcg_elastic_bytes(const alcgElastic* E) {
            sizeof(double) * (nt + 9 * nt + 2 * nt + n + 12 * nt + 90 * nt + (size_t)E->nred + 2);
 }
 
+/// The sizes every allocation of alcg_elastic_make follows from.
+static void planSizes(alcgElastic* E, int nvert, int ntet, int nstatic) {
+    E->nvert = nvert;
+    E->ntet = ntet;
+    E->nstatic = nstatic;
+    E->nitem = ELASTIC_NPAIR * ntet;
+    // reduction scratch: the larger per-block partials of the diagonal and energy kernels
+    E->nred = 2 * (int)alcg_blocks((long long)(nvert > ntet ? nvert : ntet), ALCG_BLOCK);
+}
+
+extern "C" size_t alcg_elastic_need(int nvert, int ntet, int nstatic) {
+    alcgElastic probe;
+    memset(&probe, 0, sizeof probe);
+    planSizes(&probe, nvert, ntet, nstatic);
+    return alcg_elastic_bytes(&probe);
+}
+
 /// Allocate *d of bytes and upload h (bytes > 0), or leave it NULL-free-safe at 1 byte.
 static alctStatus uploadNew(alcgStream* s, void** d, const void* h, size_t bytes) {
     alctStatus st = alcg_malloc(s, d, bytes > 0 ? bytes : 1);
@@ -481,9 +498,7 @@ extern "C" alctStatus alcg_elastic_make(alcgElastic* E, const alcModel* m, const
         freeMaps(&h);
         return ALCG_FAIL(s, st, "%s", st == ALC_ERR_NOMEM ? "out of host memory" : "bad mesh");
     }
-    E->nitem = ELASTIC_NPAIR * m->ntet;
-    // reduction scratch: the larger per-block partials of the diagonal and energy kernels
-    E->nred = 2 * (int)alcg_blocks((long long)(n > nt ? n : nt), ALCG_BLOCK);
+    planSizes(E, m->nvert, m->ntet, E->nstatic);
     {
         size_t ns = (size_t)E->nstatic, ni = (size_t)E->nitem;
         int ok =

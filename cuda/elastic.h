@@ -91,6 +91,11 @@ void alcg_elastic_free(alcgElastic* E);
 /// Device bytes held by E.
 size_t alcg_elastic_bytes(const alcgElastic* E);
 
+/// Device bytes alcg_elastic_make will allocate for nvert vertices, ntet tetrahedra and nstatic
+/// static upper blocks (the diagonal and one per pair of vertices sharing a tetrahedron), each
+/// allocation unrounded: what the sim's arena is sized from (cuda/arena.h).
+size_t alcg_elastic_need(int nvert, int ntet, int nstatic);
+
 /// Set A's pattern to the static upper pattern (rows, columns, nnzb, transpose index) and bind
 /// E's slots to it (slot s = block s). Two-phase (the transpose's scratch).
 /// @param[in]     E           from alcg_elastic_make

@@ -209,8 +209,9 @@ extern "C" size_t alcg_friction_bytes(const alcgFriction* F) {
            sizeof(double) * ((1 + FRIC_QK) * cap + nb + 1) + sizeof(int) * 2;
 }
 
-extern "C" alctStatus alcg_friction_make(alcgFriction* F, int nvert, int cap, alcgStream* s) {
-    ALCG_RANGE("alcg_friction_make");
+/// The sizes of alcg_friction_make (one scratch for the key sort and the lag's scan, never
+/// live at once). F zeroed first.
+static alctStatus planFriction(alcgFriction* F, int nvert, int cap, alcgStream* s) {
     if (!s) return ALC_ERR_INVALID_ARG;
     if (!F) return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "NULL scratch");
     memset(F, 0, sizeof *F);
@@ -220,12 +221,27 @@ extern "C" alctStatus alcg_friction_make(alcgFriction* F, int nvert, int cap, al
     F->nvert = nvert;
     F->cap = cap;
     F->nfric = -1;
-    size_t nkey = 4 * (size_t)cap, nb = alcg_blocks(cap, ALCG_BLOCK), sortBytes = 0, scanBytes = 0;
-    // one scratch for the key sort and the lag's scan (never live at once)
+    size_t sortBytes = 0, scanBytes = 0;
     alctStatus st =
         alcg_incidence_build(NULL, 0, cap, nvert, NULL, NULL, NULL, NULL, NULL, &sortBytes, s);
     if (st == ALC_OK) st = alcg_exclusiveScanI32(NULL, NULL, cap, NULL, NULL, &scanBytes, s);
     F->tempBytes = sortBytes > scanBytes ? sortBytes : scanBytes;
+    return st;
+}
+
+extern "C" alctStatus alcg_friction_need(int nvert, int cap, size_t* bytes, alcgStream* s) {
+    alcgFriction probe;
+    *bytes = 0;
+    alctStatus st = planFriction(&probe, nvert, cap, s);
+    if (st == ALC_OK) *bytes = alcg_friction_bytes(&probe);
+    return st;
+}
+
+extern "C" alctStatus alcg_friction_make(alcgFriction* F, int nvert, int cap, alcgStream* s) {
+    ALCG_RANGE("alcg_friction_make");
+    alctStatus st = planFriction(F, nvert, cap, s);
+    if (st != ALC_OK) return st;
+    size_t nkey = 4 * (size_t)cap, nb = alcg_blocks(cap, ALCG_BLOCK);
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&F->d_vpAdr, sizeof(int) * ((size_t)nvert + 1));
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&F->d_vpList, sizeof(int) * nkey);
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&F->d_keys, sizeof(unsigned long long) * nkey);

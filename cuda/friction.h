@@ -84,6 +84,11 @@ void alcg_friction_free(alcgFriction* F);
 /// Device bytes held by F.
 size_t alcg_friction_bytes(const alcgFriction* F);
 
+/// Device bytes alcg_friction_make will allocate (unrounded) for nvert vertices and cap pairs, into
+/// *bytes (0 on failure).
+/// @return ALC_OK, or the failure of its size checks or scratch queries, with the message on s.
+alctStatus alcg_friction_need(int nvert, int cap, size_t* bytes, alcgStream* s);
+
 /// Lag the friction pairs at the start of a step, as alcr_friction_lag: for every pair of the
 /// active set, linearized at XT (alcg_activeSet_linearize at XT), in order, mu_f from the
 /// materials of its two sides (PT: vertices 0 | 1; EE: 0 | 2) and F = h^-2 times the normal

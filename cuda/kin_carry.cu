@@ -81,6 +81,22 @@ static __global__ void kinCarry_addKernel(int n, const unsigned char* kin, const
     if (i < 3 * n && !kin[i / 3]) trial[i] += carry[i];
 }
 
+/// The sizes of alcg_kinCarry_make's arrays: rows, columns, levels, two carry buffers.
+static void kinCarrySizes(int nvert, long long nnz, size_t* rowB, size_t* colB, size_t* levB,
+                          size_t* carB) {
+    size_t n1 = (size_t)nvert + 1;
+    *rowB = sizeof(int) * n1;
+    *colB = sizeof(int) * (nnz > 0 ? (size_t)nnz : 1);
+    *levB = sizeof(int) * n1;
+    *carB = sizeof(double) * 6 * n1;
+}
+
+extern "C" size_t alcg_kinCarry_need(int nvert, long long nnz) {
+    size_t rowB = 0, colB = 0, levB = 0, carB = 0;
+    kinCarrySizes(nvert, nnz, &rowB, &colB, &levB, &carB);
+    return rowB + colB + levB + carB;
+}
+
 extern "C" alctStatus alcg_kinCarry_make(alcgKinCarry* K, int nvert, const int* rowptr,
                                          const int* col, alcgStream* s) {
     if (!s) return ALC_ERR_INVALID_ARG;
@@ -90,8 +106,8 @@ extern "C" alctStatus alcg_kinCarry_make(alcgKinCarry* K, int nvert, const int* 
     memset(K, 0, sizeof *K);
     K->nvert = nvert;
     size_t n1 = (size_t)nvert + 1, nnz = (size_t)rowptr[nvert];
-    size_t rowB = sizeof(int) * n1, colB = sizeof(int) * (nnz ? nnz : 1);
-    size_t levB = sizeof(int) * n1, carB = sizeof(double) * 6 * n1;
+    size_t rowB = 0, colB = 0, levB = 0, carB = 0;
+    kinCarrySizes(nvert, (long long)nnz, &rowB, &colB, &levB, &carB);
     alctStatus st = alcg_malloc(s, (void**)&K->d_rowptr, rowB);
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&K->d_col, colB);
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&K->d_level, levB);

@@ -44,6 +44,10 @@ alctStatus alcg_kinCarry_make(alcgKinCarry* K, int nvert, const int* rowptr, con
 /// Free K's device arrays and zero it. NULL-safe.
 void alcg_kinCarry_free(alcgKinCarry* K);
 
+/// Device bytes alcg_kinCarry_make will allocate (unrounded) for nvert vertices whose rows hold
+/// nnz columns.
+size_t alcg_kinCarry_need(int nvert, long long nnz);
+
 /// The carry-along trial: for every free vertex of a body with some but not all vertices
 /// kinematic, d_trial := d_xhat + the body's mean kinematic displacement d_target - d_xhat +
 /// the carried rest (alcm_kincarry.h); other vertices keep d_trial.

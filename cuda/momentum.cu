@@ -133,9 +133,18 @@ static __global__ void momentum_applyKernel(int n, const unsigned long long* key
 // wrappers
 // ---------------------------------------------------------------------------------------------
 
-extern "C" alctStatus alcg_momentum_make(alcgMomentum* M, int nvert, alcgStream* s) {
+/// Device bytes of alcg_momentum_make's arrays for M's sizes: label, anchored, pos (n1 each),
+/// start (n1 + 1), flag, keys (n1), sums (4 n1) and the scratch.
+static size_t momentumBytes(const alcgMomentum* M) {
+    size_t n1 = (size_t)M->nvert + 1;
+    return n1 * (4 * sizeof(int) + sizeof(unsigned long long) + 4 * sizeof(double)) +
+           2 * sizeof(int) + (M->tempBytes ? M->tempBytes : 1);
+}
+
+/// The sizes of alcg_momentum_make (its scratch: the larger of the key sort and the scan). M
+/// zeroed first.
+static alctStatus planMomentum(alcgMomentum* M, int nvert, alcgStream* s) {
     size_t sortB = 0, scanB = 0;
-    size_t n1 = (size_t)nvert + 1;
     alctStatus st;
     if (!s) return ALC_ERR_INVALID_ARG;
     if (!M || nvert < 0) return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "bad argument");
@@ -144,8 +153,22 @@ extern "C" alctStatus alcg_momentum_make(alcgMomentum* M, int nvert, alcgStream*
     M->ncomp = -1;
     st = alcg_sortPairsU64(NULL, NULL, nvert, NULL, &sortB, s);
     if (st == ALC_OK) st = alcg_exclusiveScanI32(NULL, NULL, nvert, NULL, NULL, &scanB, s);
-    if (st != ALC_OK) return st;
     M->tempBytes = sortB > scanB ? sortB : scanB;
+    return st;
+}
+
+extern "C" alctStatus alcg_momentum_need(int nvert, size_t* bytes, alcgStream* s) {
+    alcgMomentum probe;
+    *bytes = 0;
+    alctStatus st = planMomentum(&probe, nvert, s);
+    if (st == ALC_OK) *bytes = momentumBytes(&probe);
+    return st;
+}
+
+extern "C" alctStatus alcg_momentum_make(alcgMomentum* M, int nvert, alcgStream* s) {
+    size_t n1 = (size_t)nvert + 1;
+    alctStatus st = planMomentum(M, nvert, s);
+    if (st != ALC_OK) return st;
     st = alcg_malloc(s, (void**)&M->d_label, sizeof(int) * n1);
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&M->d_anchored, sizeof(int) * n1);
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&M->d_keys, sizeof(unsigned long long) * n1);
@@ -172,10 +195,7 @@ extern "C" void alcg_momentum_free(alcgMomentum* M) {
 }
 
 extern "C" size_t alcg_momentum_bytes(const alcgMomentum* M) {
-    if (!M || !M->d_label) return 0;
-    size_t n1 = (size_t)M->nvert + 1;
-    return n1 * (3 * sizeof(int) + sizeof(unsigned long long) + 4 * sizeof(double)) +
-           2 * sizeof(int) + M->tempBytes;
+    return M && M->d_label ? momentumBytes(M) : 0;
 }
 
 extern "C" alctStatus alcg_momentum_label(alcgMomentum* M, const alcgBsr* A,

@@ -54,6 +54,10 @@ void alcg_momentum_free(alcgMomentum* M);
 /// Device bytes held by M.
 size_t alcg_momentum_bytes(const alcgMomentum* M);
 
+/// Device bytes alcg_momentum_make will allocate (unrounded) for nvert vertices, into *bytes.
+/// @return ALC_OK, or a failure of the scratch size queries, with the message on s.
+alctStatus alcg_momentum_need(int nvert, size_t* bytes, alcgStream* s);
+
 /// Label the components of the free vertices in A's pattern, and mark those that couple to a
 /// kinematic vertex (a block between a free and a kinematic vertex). Call it after every change
 /// of A's pattern or of the kinematic mask. Synchronizes s (once per hooking round).

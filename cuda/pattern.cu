@@ -65,33 +65,58 @@ static __global__ void pattern_scatterKernel(int nkey, const unsigned long long*
     if (u == 0 || (int)(keys[u - 1] >> 32) != row) rowptr[row] = pos[u];
 }
 
-extern "C" alctStatus alcg_pattern_make(alcgPattern* P, const alcgElastic* E, int stencilCap,
-                                        int matCap, alcgStream* s) {
+/// Device bytes of alcg_pattern_make's arrays for P's sizes.
+static size_t patternBytes(const alcgPattern* P) {
+    return (sizeof(unsigned long long) + sizeof(int)) * ((size_t)P->keyCap + 1) +
+           (P->tempBytes ? P->tempBytes : 1);
+}
+
+/// The sizes of alcg_pattern_make: key capacity and scratch (the largest of the key sort, the
+/// flag scan and the transpose of matCap blocks). P zeroed first.
+static alctStatus planPattern(alcgPattern* P, int nvert, int nstatic, int stencilCap, int matCap,
+                              alcgStream* s) {
     size_t sortB = 0, scanB = 0, trB = 0;
     alcgBsr probe;
     alctStatus st;
     if (!s) return ALC_ERR_INVALID_ARG;
-    if (!P || !E || stencilCap < 0 || matCap < 0) {
+    if (!P || nvert < 0 || nstatic < 0 || stencilCap < 0 || matCap < 0) {
         return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "bad argument");
     }
     memset(P, 0, sizeof *P);
-    P->nvert = E->nvert;
-    P->nstatic = E->nstatic;
+    P->nvert = nvert;
+    P->nstatic = nstatic;
     P->stencilCap = stencilCap;
-    if ((long long)E->nstatic + 6LL * stencilCap > 0x7fffffffLL) {
+    if ((long long)nstatic + 6LL * stencilCap > 0x7fffffffLL) {
         return ALCG_FAIL(s, ALC_ERR_CAPACITY, "pattern keys exceed 2^31 (%d stencils)", stencilCap);
     }
-    P->keyCap = E->nstatic + 6 * stencilCap;
-    // scratch: the largest of the key sort, the flag scan and the transpose of matCap blocks
+    P->keyCap = nstatic + 6 * stencilCap;
     st = alcg_sortPairsU64(NULL, NULL, P->keyCap, NULL, &sortB, s);
     if (st == ALC_OK) st = alcg_exclusiveScanI32(NULL, NULL, P->keyCap, NULL, NULL, &scanB, s);
     memset(&probe, 0, sizeof probe);
-    probe.n = E->nvert;
+    probe.n = nvert;
     probe.cap = matCap;
     if (st == ALC_OK) st = alcg_bsr_transpose(&probe, NULL, &trB, s);
     if (st != ALC_OK) return st;
     P->tempBytes = sortB > scanB ? sortB : scanB;
     if (trB > P->tempBytes) P->tempBytes = trB;
+    return ALC_OK;
+}
+
+extern "C" alctStatus alcg_pattern_need(int nvert, int nstatic, int stencilCap, int matCap,
+                                        size_t* bytes, alcgStream* s) {
+    alcgPattern probe;
+    *bytes = 0;
+    alctStatus st = planPattern(&probe, nvert, nstatic, stencilCap, matCap, s);
+    if (st == ALC_OK) *bytes = patternBytes(&probe);
+    return st;
+}
+
+extern "C" alctStatus alcg_pattern_make(alcgPattern* P, const alcgElastic* E, int stencilCap,
+                                        int matCap, alcgStream* s) {
+    if (!s) return ALC_ERR_INVALID_ARG;
+    if (!P || !E) return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "bad argument");
+    alctStatus st = planPattern(P, E->nvert, E->nstatic, stencilCap, matCap, s);
+    if (st != ALC_OK) return st;
     st = alcg_malloc(s, (void**)&P->d_keys, sizeof(unsigned long long) * ((size_t)P->keyCap + 1));
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&P->d_pos, sizeof(int) * ((size_t)P->keyCap + 1));
     if (st == ALC_OK) st = alcg_malloc(s, &P->d_temp, P->tempBytes ? P->tempBytes : 1);
@@ -108,8 +133,7 @@ extern "C" void alcg_pattern_free(alcgPattern* P) {
 }
 
 extern "C" size_t alcg_pattern_bytes(const alcgPattern* P) {
-    if (!P || !P->d_keys) return 0;
-    return (sizeof(unsigned long long) + sizeof(int)) * ((size_t)P->keyCap + 1) + P->tempBytes;
+    return P && P->d_keys ? patternBytes(P) : 0;
 }
 
 extern "C" alctStatus alcg_pattern_build(alcgPattern* P, alcgElastic* E, const alcgStencils* a,

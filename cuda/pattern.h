@@ -51,6 +51,12 @@ void alcg_pattern_free(alcgPattern* P);
 /// Device bytes held by P.
 size_t alcg_pattern_bytes(const alcgPattern* P);
 
+/// Device bytes alcg_pattern_make will allocate (unrounded) for an elasticity of nvert vertices
+/// and nstatic static blocks, into *bytes (0 on failure).
+/// @return ALC_OK, or the failure of alcg_pattern_make's size checks, with the message on s.
+alctStatus alcg_pattern_need(int nvert, int nstatic, int stencilCap, int matCap, size_t* bytes,
+                             alcgStream* s);
+
 /// Set A's pattern to the union of E's static upper pattern and the upper blocks (min, max) of
 /// every vertex pair of every stencil of a and b (a radix sort of the unique keys row << 32 |
 /// column, then the rows from the sorted keys: deterministic), build A's transpose index and

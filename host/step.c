@@ -53,6 +53,8 @@ alctStatus alci_newtonSolve(alcSim* sim, alcData* d, alciSolveOut* out) {
     int cgMax = o->cgMaxIter > 0 ? o->cgMaxIter : (9 * m->nvert < 20000 ? 9 * m->nvert : 20000);
     if (cgMax < 100) cgMax = 100;
     alciTimer t;
+    // a backend sets only what applies to it (the CUDA backend has no direct solver)
+    memset(out, 0, sizeof *out);
     alci_tic(&t, &s->time[ALC_TIMER_PCG]);
     alctStatus st = sim->be.ops->solve(sim->be.state, o->cgTol, cgMax, out);
     alci_toc(&t);

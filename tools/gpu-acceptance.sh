@@ -8,7 +8,8 @@
 #   1. build with warnings as errors for the device's own architecture as well;
 #   2. make gpu-test: every alcg_ module against its alcr_ twin on the device (must not be
 #      waived: a machine without a usable device fails here);
-#   3. compute-sanitizer memcheck, racecheck, synccheck and initcheck over the GPU tests;
+#   3. compute-sanitizer memcheck, racecheck, synccheck and initcheck over the GPU tests, each
+#      device array its own allocation (ALC_CUDA_ARENA=0);
 #   4. ptxas resource use per kernel for the device's architecture;
 #   5. the GPU benchmark: the Table 1 rows of the scenes on the cuda backend (the GPU tests,
 #      step 2, already compare every scene's full step with the reference backend);
@@ -64,9 +65,12 @@ step "GPU tests vs reference" gpu-test.log bash -c '
     build/alcove_gpu_tests; rc=$?
     if [ $rc -eq 2 ]; then echo "waived: the device is not usable"; exit 1; fi
     exit $rc'
+# each array its own allocation (ALC_CUDA_ARENA=0), so that memcheck sees an overrun of one
+# array into its neighbour in the arena (cuda/arena.h)
 for tool in memcheck racecheck synccheck initcheck; do
     step "compute-sanitizer $tool" "sanitizer-$tool.log" \
-        compute-sanitizer --tool "$tool" --error-exitcode 1 build/alcove_gpu_tests
+        env ALC_CUDA_ARENA=0 compute-sanitizer --tool "$tool" --error-exitcode 1 \
+        build/alcove_gpu_tests
 done
 step "ptxas report sm_$cc" "ptxas-sm$cc.md" tools/ptxas-report.sh "$cc"
 

@@ -332,8 +332,9 @@ ALC_API const char* alc_simBackendName(const alcSim* sim);
 /// and surface primitives. 0 for the CUDA backend and NULL.
 ALC_API int alc_simThreads(const alcSim* sim);
 
-/// Memory the sim's backend holds now (bytes): device memory on the cuda backend (the sizes of
-/// its allocations, also in the emulation), host memory on the reference backend. 0 for NULL.
+/// Memory the sim's backend holds now (bytes): on the cuda backend the device memory of its
+/// arena (sized when the sim is made; larger after a contact buffer outgrew it), also in the
+/// emulation; host memory on the reference backend. 0 for NULL.
 ALC_API size_t alc_simMemory(const alcSim* sim);
 
 /// Message of the last failure on this sim ("" when none): "file:line function: message";

@@ -435,7 +435,7 @@ typedef void (*alcLogFn)(void* user, int level, const char* message);
 
 /// Capacities fixed at sim creation; 0 means "sized from the model" (see each field).
 typedef struct alcCapacity_ {
-    int contactPairs;    ///< active contact pairs; auto: max(4096, 4 x surface vertices)
+    int contactPairs;    ///< active contact pairs; auto: max(4096, 8 x surface vertices)
     int candidates;      ///< CCD candidate pairs per pass; auto: max(16384, 16 x surface vertices)
     int growOnOverflow;  ///< 1: grow a full buffer between iterations and redo (counted in
                          ///< alcStepStat.bufferGrows); 0: ALC_ERR_CAPACITY instead; default 1
