@@ -72,6 +72,7 @@ struct alcSim_ {
     int threads;                   // reference backend threads (alc_simThreads); 0 elsewhere
     double timeComp;               // Kahan compensation of alcData.time (see alc_step)
     double timeLast;               // the time alc_step last wrote (a caller's change resets it)
+    double stepH;                  // h of the step or split part being solved (s)
 
     // contact report (alc_getContacts)
     alcContact* contacts;  // capacity contactCap
@@ -159,5 +160,12 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d);
 /// count within [100, 20000]), timed and counted in d->stat (Newton and CG iterations, residual
 /// ||P||_inf / h), with ALC_WARN_PCG_MAXITER when PCG stops short of its tolerance.
 alctStatus alci_newtonSolve(alcSim* sim, alcData* d, alciSolveOut* out);
+
+/// The backend's contact carry (ops->getCarry): the active set malloc'ed into *pairs (NULL when
+/// empty; the caller frees it), its count, and the mu and delta the next step lags friction
+/// with. host/checkpoint.c.
+/// @return ALC_OK, or the backend's failure or ALC_ERR_NOMEM, with the message on the sim.
+alctStatus alci_carry_get(alcSim* sim, alcmPair** pairs, int* npair, double* lastMu,
+                          double* lastDelta);
 
 #endif  // ALC_HOST_ALC_INTERNAL_H_

@@ -229,6 +229,8 @@ static void accumulate(alcData* d) {
     r->capped += s->capped;
     r->muIncreases += s->muIncreases;
     r->bufferGrows += s->bufferGrows;
+    r->splits += s->splits;
+    r->stepsSplit += s->splits > 0;
     if (s->bufferCapacity > r->bufferCapacity) r->bufferCapacity = s->bufferCapacity;
     if (s->time[ALC_TIMER_STEP] > r->timeMax) r->timeMax = s->time[ALC_TIMER_STEP];
     for (int i = 0; i < ALC_NTIMER; i++) r->time[i] += s->time[i];

@@ -184,9 +184,8 @@ static int checkSim(alcSim* sim, const alcData* d) {
            d->ndriver == sim->m->ndriver;
 }
 
-/// Payload size and the backend's pairs (malloc'ed into *pairs; NULL when there are none).
-static alctStatus carry(alcSim* sim, alcmPair** pairs, int* npair, double* lastMu,
-                        double* lastDelta) {
+alctStatus alci_carry_get(alcSim* sim, alcmPair** pairs, int* npair, double* lastMu,
+                          double* lastDelta) {
     const alciBackendOps* ops = sim->be.ops;
     *pairs = NULL;
     alctStatus st = ops->getCarry(sim->be.state, NULL, 0, npair, lastMu, lastDelta);
@@ -218,7 +217,7 @@ static alctStatus save(alcSim* sim, const alcData* d, int compress, unsigned cha
     alcmPair* pairs = NULL;
     int npair = 0;
     double lastMu = 0, lastDelta = 0;
-    alctStatus st = carry(sim, &pairs, &npair, &lastMu, &lastDelta);
+    alctStatus st = alci_carry_get(sim, &pairs, &npair, &lastMu, &lastDelta);
     if (st != ALC_OK) return st;
     Out count = {NULL, 0};
     putState(&count, sim, d, pairs, npair, lastMu, lastDelta);

@@ -30,6 +30,8 @@ alcOption alc_defaultOption(void) {
     o.maxNewton = 20;
     o.lsMaxIter = 40;
     o.stallIters = 50;
+    o.splitDepth = 3;
+    o.splitAfter = 100;
     o.stallAlpha = 1e-4;
     o.ccdRescale = 0.1;
     o.ccdMinSep = 0;

@@ -556,6 +556,9 @@ static alctStatus checkOptions(const alcOption* o, char* err, int errsz) {
     REQ(o->lsMaxIter >= 1 && o->lsMaxIter <= 200, "ls_max_iter %d out of range [1, 200]",
         o->lsMaxIter);
     REQ(o->stallIters >= 1, "stall_iters %d must be >= 1", o->stallIters);
+    REQ(o->splitDepth >= 0 && o->splitDepth <= 20, "split_depth %d out of range [0, 20]",
+        o->splitDepth);
+    REQ(o->splitAfter >= 1, "split_after %d must be >= 1", o->splitAfter);
     REQ(o->stallAlpha >= 0 && o->stallAlpha < 1, "stall_alpha %g must be in [0, 1)", o->stallAlpha);
     REQ(o->ccdRescale > 0 && o->ccdRescale < 1, "ccd_rescale %g must be in (0, 1)", o->ccdRescale);
     REQ(o->ccdMinSep >= 0 && o->ccdMinSep < o->delta, "ccd_min_sep %g must be in [0, delta)",

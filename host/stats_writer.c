@@ -24,7 +24,7 @@ typedef struct {
     int digits;  // significant digits of a double
 } Field;
 
-#define NFIELD 27
+#define NFIELD 29
 
 // phase names and the timers they read, in column order
 static const char* const kPhaseKey[ALC_NTIMER] = {"time_step", "time_hessian",    "time_pcg",
@@ -69,6 +69,8 @@ static void stepFields(long step, double time, const alcStepStat* st, Field f[NF
     f[k++] = intField("buffer_grows", st->bufferGrows);
     f[k++] = dblField("energy_gain", st->energyGain, 9);
     f[k++] = intField("direct_solves", st->directSolves);
+    f[k++] = intField("splits", st->splits);
+    f[k++] = dblField("h_min", st->hMin, 9);
 }
 
 // record a failure on the stream with the path and strerror
@@ -205,6 +207,10 @@ void alci_stats_summary(FILE* out, const alcModel* m, const alcRunStat* r, const
     if (r->bufferGrows > 0) {
         fprintf(out, "  buffers    : grown %ld times and the work redone (largest capacity %d)\n",
                 r->bufferGrows, r->bufferCapacity);
+    }
+    if (r->splits > 0) {
+        fprintf(out, "  split      : %ld steps solved in parts after a stall (%ld halvings)\n",
+                r->stepsSplit, r->splits);
     }
 
     // time per step and the phase breakdown

@@ -6,11 +6,15 @@
 // search, then the slack/multiplier/decay updates), CCD from x to xhat collecting pairs with
 // their times of impact (Alg. 3) and giving MaxStepSize, x <- (1 - alpha) x + alpha xhat,
 // beta bookkeeping of Eq. 7-9, until beta <= eps. The same loop runs the penalty ablation
-// (multipliers fixed at zero) and, with no contact, plain Newton steps.
+// (multipliers fixed at zero) and, with no contact, plain Newton steps. A step whose outer loop
+// stalls (alpha tiny for alcOption.splitAfter iterations in a row) is given up and solved as two
+// halves of h from the same start, each of them split again if it stalls, down to
+// h / 2^splitDepth (stepSplit below).
 #include "alc_internal.h"
 
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /// Largest ratio of the diagonal entry that sets mu (Eq. 20) to the 99th percentile of the
@@ -75,15 +79,16 @@ alctStatus alci_newtonSolve(alcSim* sim, alcData* d, alciSolveOut* out) {
                   "PCG stopped at %d iterations without reaching tolerance %g", out->iters,
                   o->cgTol);
     }
-    s->residual = out->pInf / o->timestep;
+    s->residual = out->pInf / sim->stepH;
     return ALC_OK;
 }
 
 /// SolveSubproblem, AL paper Algorithm 2: projected Newton on L with a backtracking line search
-/// (full step ends it), then the slack, multiplier and decay updates.
+/// (full step ends it), then the slack, multiplier and decay updates. mu of Eq. 20 is estimated
+/// at the attempt's first Newton iteration (d->stat.newton == newton0).
 static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp, int muFromDiag,
-                                  int contact, int nonInvertible, int invAll, int settle,
-                                  double* kinLeft) {
+                                  int newton0, int contact, int nonInvertible, int invAll,
+                                  int settle, double* kinLeft) {
     const alcModel* m = sim->m;
     const alcOption* o = &m->opt;
     const alciBackendOps* ops = sim->be.ops;
@@ -105,7 +110,7 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         alciAssembleOut aout;
         alci_tic(&t, &s->time[ALC_TIMER_HESSIAN]);
         st = ops->assembleElastic(be, &aout);
-        if (st == ALC_OK && muFromDiag && s->newton == 0) {
+        if (st == ALC_OK && muFromDiag && s->newton == newton0) {
             // mu_init = C max_i (Hess E)_ii, AL paper Eq. 20; penalty ablation scales it. The
             // max is taken at most ALCI_MU_DIAG_SPREAD times the 99th percentile: one nearly
             // degenerate element (J -> 0 under Neo-Hookean) would otherwise set a penalty 1e5
@@ -201,13 +206,16 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
     return ALC_OK;
 }
 
-alctStatus alci_step_al(alcSim* sim, alcData* d) {
+/// One attempt at a step of length h from d->x, d->v to the targets in d->kin_target: Algorithm
+/// 1 as the paper has it. With canSplit, an attempt whose alpha stays below stallAlpha for
+/// splitAfter outer iterations in a row gives up: *stalled = 1, d->x and d->v untouched (the
+/// backend's contact carry is not: the caller restores it).
+static alctStatus stepOnce(alcSim* sim, alcData* d, double h, int canSplit, int* stalled) {
     const alcModel* m = sim->m;
     const alcOption* o = &m->opt;
     const alciBackendOps* ops = sim->be.ops;
     void* be = sim->be.state;
     alcStepStat* s = &d->stat;
-    double tstart = alci_now();
     alciTimer t;
     alctStatus st;
     int contact = o->contact != ALC_CONTACT_NONE;
@@ -229,6 +237,7 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
     if (cp.penalty && o->mu > 0) cp.mu = o->mu * o->penaltyScale;
     ops->setContactParams(be, &cp);
     int muFromDiag = !(o->mu > 0);
+    int newton0 = s->newton;  // mu is estimated at this attempt's first Newton iteration
 
     // inertia target, kinematic targets in xhat^[0] (Alg. 1 lines 3-5, §5.3)
     alciStepInput in;
@@ -236,7 +245,8 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
     in.v = d->v;
     in.kinTarget = d->kin_target;
     in.kinMask = sim->kinMask;
-    in.h = o->timestep;
+    in.h = h;
+    sim->stepH = h;
     in.gravity = o->gravity;
     st = ops->beginStep(be, &in);
     if (st != ALC_OK) return st;
@@ -260,8 +270,8 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
 
     // Algorithm 1 main loop
     double beta = 1, lastAlpha = 0;
-    int k = 0, stall = 0;
-    s->alphaMin = 1;
+    int k = 0, stall = 0, stallRun = 0;
+    *stalled = 0;
     while (beta > o->epsilon) {
         st = alci_cancelled(sim, d, "outer iteration", k);
         if (st != ALC_OK) return st;
@@ -272,7 +282,7 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
                       o->epsilon);
             break;
         }
-        st = solveSubproblem(sim, d, &cp, muFromDiag, contact, nonInvertible, invAll,
+        st = solveSubproblem(sim, d, &cp, muFromDiag, newton0, contact, nonInvertible, invAll,
                              k > 0 && lastAlpha >= 1, &kinLeft);
         if (st != ALC_OK) return st;
 
@@ -337,6 +347,13 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
         s->alphaSum += alpha;
         if (alpha < s->alphaMin) s->alphaMin = alpha;
 
+        // a stall that mu and delta did not cure in splitAfter iterations: the step is split
+        stallRun = alpha < o->stallAlpha ? stallRun + 1 : 0;
+        if (canSplit && stallRun >= o->splitAfter) {
+            *stalled = 1;
+            s->outer += k;
+            return ALC_OK;
+        }
         // adaptive mu and delta when alpha stalls (AL paper §5.2)
         if (contact && alpha < o->stallAlpha) {
             if (++stall >= o->stallIters) {
@@ -357,13 +374,78 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
             stall = 0;
         }
     }
-    s->outer = k;
+    s->outer += k;
     s->beta = beta;
     s->mu = cp.mu;
     s->delta = cp.delta;
 
     // x^{t+1} = x^[k], v^{t+1} = (x^[k] - x^t) / h (line 21)
-    st = ops->endStep(be, d->x, d->v);
+    return ops->endStep(be, d->x, d->v);
+}
+
+/// The step of length h from time t0 (targets at t0 + h in d->kin_target), split into two halves
+/// when it stalls and depth < splitDepth. The halves start from the attempt's start state and
+/// contact carry; their targets come from the drivers at t0 + h/2 and t0 + h, so a scripted
+/// motion is followed, not interpolated.
+static alctStatus stepSplit(alcSim* sim, alcData* d, double t0, double h, int depth) {
+    const alcModel* m = sim->m;
+    const alcOption* o = &m->opt;
+    const alciBackendOps* ops = sim->be.ops;
+    int canSplit = depth < o->splitDepth;
+    alcmPair* carry = NULL;
+    int ncarry = 0, stalled = 0;
+    double lastMu = 0, lastDelta = 0;
+    alctStatus st = canSplit ? alci_carry_get(sim, &carry, &ncarry, &lastMu, &lastDelta) : ALC_OK;
+    if (st == ALC_OK) st = stepOnce(sim, d, h, canSplit, &stalled);
+    if (st == ALC_OK && stalled) {
+        // back to the attempt's start: d->x and d->v were not touched, the carry was
+        st = ops->setCarry(sim->be.state, carry, ncarry, lastMu, lastDelta);
+        d->stat.splits++;
+        alci_log(sim, 2,
+                 "step %ld: alpha below %g for %d outer iterations: solved as two parts of "
+                 "%g s",
+                 d->step + 1, o->stallAlpha, o->splitAfter, h / 2);
+        // targets the caller sets (external drivers) are known at t0 + h only: the halves
+        // follow the straight line to them from where the attempt started
+        size_t vec = sizeof(double) * 3 * (size_t)m->nvert;
+        double* x0 = st == ALC_OK ? (double*)malloc(vec) : NULL;
+        double* end = x0 ? (double*)malloc(vec) : NULL;
+        if (st == ALC_OK && !end) st = ALC_ERROR(sim, ALC_ERR_NOMEM, "out of memory");
+        if (st == ALC_OK) {
+            memcpy(x0, d->x, vec);
+            memcpy(end, d->kin_target, vec);
+        }
+        for (int half = 0; half < 2 && st == ALC_OK; half++) {
+            double t = t0 + (half + 1) * (h / 2), w = 0.5 * (half + 1);
+            alci_driver_eval(m, t, d->driver_external, d->driver_released, d->kin_target,
+                             sim->kinMask);
+            for (int v = 0; v < m->nvert; v++) {
+                int k = m->vert_driver[v];
+                if (k < 0 || !sim->kinMask[v]) continue;
+                if (!d->driver_external[k] && m->driver_type[k] != ALC_DRIVER_EXTERNAL) continue;
+                for (int j = 0; j < 3; j++) {
+                    int i = 3 * v + j;
+                    d->kin_target[i] = x0[i] + w * (end[i] - x0[i]);
+                }
+            }
+            st = stepSplit(sim, d, t0 + half * (h / 2), h / 2, depth + 1);
+        }
+        free(x0);
+        free(end);
+    } else if (st == ALC_OK && h < d->stat.hMin) {
+        d->stat.hMin = h;
+    }
+    free(carry);
+    return st;
+}
+
+alctStatus alci_step_al(alcSim* sim, alcData* d) {
+    alcStepStat* s = &d->stat;
+    double tstart = alci_now();
+    double h = sim->m->opt.timestep;
+    s->alphaMin = 1;
+    s->hMin = h;
+    alctStatus st = stepSplit(sim, d, d->time, h, 0);
     if (st != ALC_OK) return st;
     s->time[ALC_TIMER_STEP] = alci_now() - tstart;
     s->time[ALC_TIMER_OTHER] = s->time[ALC_TIMER_STEP] - s->time[ALC_TIMER_HESSIAN] -

@@ -93,6 +93,7 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
     alciTimer t;
     alctStatus st;
     double h = o->timestep;
+    sim->stepH = h;
     double dhat = o->ipcDhat > 0 ? o->ipcDhat : 1e-3 * m->diag;
     double epsd = o->ipcNewtonTol > 0 ? o->ipcNewtonTol : 1e-2 * m->diag;
     double kmin = kappaMin(m, dhat), kmax = 100 * kmin;

@@ -1,9 +1,10 @@
 // Version and name tables of the public enums.
-#include "alc/alc.h"
 #include "ref/direct_ref.h"
 
+#include "alc/alc.h"
+
 #define ALC_VERSION_MAJOR 0
-#define ALC_VERSION_MINOR 5
+#define ALC_VERSION_MINOR 6
 #define ALC_VERSION_PATCH 0
 
 int alcu_version(void) {
@@ -11,7 +12,7 @@ int alcu_version(void) {
 }
 
 #define ALC_STR2(x) #x
-#define ALC_STR(x) ALC_STR2(x)
+#define ALC_STR(x)  ALC_STR2(x)
 
 const char* alcu_versionString(void) {
     return ALC_STR(ALC_VERSION_MAJOR) "." ALC_STR(ALC_VERSION_MINOR) "." ALC_STR(ALC_VERSION_PATCH);

@@ -168,6 +168,12 @@ typedef struct alcOption_ {
     int lsMaxIter;             ///< line-search halvings before giving up; default 40
     int stallIters;            ///< consecutive tiny-alpha iterations that double mu; default 50
     double stallAlpha;         ///< what counts as tiny for stallIters; default 1e-4
+    int splitDepth;            ///< AL model: a stalled step is split into two halves, each of
+                               ///< them again, up to this many times (parts of h / 2^depth);
+                               ///< 0 = never; default 3
+    int splitAfter;            ///< consecutive outer iterations with alpha below stallAlpha that
+                               ///< make a step that may still be split give up and split;
+                               ///< default 100
     double ccdRescale;         ///< s of additive CCD: stop at s x the start gap; default 0.1
     double ccdMinSep;          ///< minimum separation xi (m) kept by CCD; default 0
     int ccdMaxIter;            ///< additive CCD iteration cap (returns a safe TOI); default 100000
@@ -319,6 +325,8 @@ typedef struct alcStepStat_ {
     int bufferCapacity;       ///< largest capacity such a growth reached (0 = none)
     double energyGain;        ///< mechanical energy gained beyond the step's allowance (J)
     int directSolves;         ///< Newton systems solved by Cholesky (linear solver direct/auto)
+    int splits;               ///< stalled attempts split into halves (alcOption.splitDepth)
+    double hMin;              ///< shortest part of h the step was solved in (s; h when unsplit)
     double time[ALC_NTIMER];  ///< seconds per phase (alctTimer)
 } alcStepStat;
 
@@ -338,6 +346,8 @@ typedef struct alcRunStat_ {
     long bufferGrows;         ///< pair or candidate buffers grown (and the work redone)
     int bufferCapacity;       ///< largest capacity a growth reached (0 = none)
     long directSolves;        ///< Newton systems solved by Cholesky
+    long splits;              ///< stalled attempts split into halves
+    long stepsSplit;          ///< steps solved in parts
     double timeMax;           ///< slowest step (s)
     double time[ALC_NTIMER];  ///< seconds per phase
 } alcRunStat;

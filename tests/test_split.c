@@ -1,0 +1,121 @@
+// Stalled steps split into halves (host/step.c stepSplit, alcOption.splitDepth/splitAfter).
+// A split is forced by counting every outer iteration as stalled (stallAlpha just above 1,
+// splitAfter 1): the step's first attempt then gives up after one outer iteration and the step
+// is solved as two halves from the same start and contact carry. Such a step must end exactly
+// where two steps of h/2 of an unsplit run end, bit for bit: on a frictional contact scene
+// (the carry and the lagged friction restored) and on a driven one (the drivers evaluated at
+// the half time, not interpolated). split_depth 0 turns splitting off, and the scene keys are
+// read and range-checked.
+#include "scene_run.h"
+#include "test_files.h"
+#include "test_macros.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/// Scene path: scenes/NAME or, with a '/', relative to the root.
+static void scenePath(char* out, size_t n, const char* scene) {
+    if (strchr(scene, '/')) {
+        snprintf(out, n, "%s/%s", alct_rootDir(), scene);
+    } else {
+        snprintf(out, n, "%s/scenes/%s", alct_rootDir(), scene);
+    }
+}
+
+/// `steps` steps of `scene` forced to split once each (depth 1), against 2 x `steps` steps of
+/// h/2 without splitting: 1 when the states agree bit for bit and every step split once.
+static int splitEqualsHalves(const char* scene, int steps) {
+    char path[1024];
+    scenePath(path, sizeof path, scene);
+    Run a, b;
+    ENSURE(openRunPath(&a, path, NULL, NULL, -1));
+    ENSURE(openRunPath(&b, path, NULL, NULL, -1));
+    // every outer iteration counts as stalled (alpha <= 1 < stallAlpha): used here to force
+    // the split; scenes cannot set stall_alpha above 0.999
+    double h = a.m->opt.timestep;
+    a.m->opt.stallAlpha = b.m->opt.stallAlpha = nextafter(1.0, 2.0);
+    a.m->opt.stallIters = b.m->opt.stallIters = 1000000;  // mu and delta left alone
+    a.m->opt.splitAfter = 1;
+    a.m->opt.splitDepth = 1;
+    b.m->opt.splitDepth = 0;
+    b.m->opt.timestep = h / 2;
+    for (int k = 0; k < steps; k++) {
+        ENSURE(stepRun(&a));
+        ENSURE_MSG(a.d->stat.splits == 1 && a.d->stat.hMin == h / 2,
+                   "%s step %d: %d splits, parts of %g s", scene, k + 1, a.d->stat.splits,
+                   a.d->stat.hMin);
+        ENSURE(stepRun(&b) && stepRun(&b));
+        ENSURE(b.d->stat.splits == 0 && b.d->stat.hMin == h / 2);
+    }
+    int n = 3 * a.m->nvert, same = 1;
+    for (int i = 0; i < n && same; i++) {
+        same = a.d->x[i] == b.d->x[i] && a.d->v[i] == b.d->v[i];
+        if (!same) {
+            alct_note("%s: DOF %d: split x %.17g v %.17g, halves x %.17g v %.17g", scene, i,
+                      a.d->x[i], a.d->v[i], b.d->x[i], b.d->v[i]);
+        }
+    }
+    ENSURE(fabs(a.d->time - steps * h) < 1e-12 && a.d->step == steps);
+    ENSURE(a.d->run.splits == steps && a.d->run.stepsSplit == steps);
+    alct_note("%s: %d steps split, %ld outer and %ld Newton iterations (halves alone: %ld, %ld)",
+              scene, steps, a.d->run.outer, a.d->run.newton, b.d->run.outer, b.d->run.newton);
+    closeRun(&a);
+    closeRun(&b);
+    ENSURE(same);
+    return ALC_TEST_PASS;
+}
+
+/// Friction and a contact carry from step to step: the block on the slope.
+ALC_TEST(split_equalsHalvesWithFriction) {
+    return splitEqualsHalves("slope.yaml", 3);
+}
+
+/// Scripted drivers: the two ends of a bar dragged apart (targets at the half time).
+ALC_TEST(split_equalsHalvesDriven) {
+    return splitEqualsHalves("tests/data/scenes/ends_dragged_apart.yaml", 2);
+}
+
+/// split_depth 0: a stall is left to the mu/delta rule and the cap, never split.
+ALC_TEST(split_offAtDepthZero) {
+    Run r;
+    ENSURE(openRun(&r, "slope.yaml", NULL, NULL, -1));
+    r.m->opt.stallAlpha = nextafter(1.0, 2.0);
+    r.m->opt.stallIters = 1000000;
+    r.m->opt.splitAfter = 1;
+    r.m->opt.splitDepth = 0;
+    ENSURE(stepRun(&r) && stepRun(&r));
+    ENSURE(r.d->stat.splits == 0 && r.d->run.splits == 0 && r.d->stat.hMin == r.m->opt.timestep);
+    closeRun(&r);
+    return ALC_TEST_PASS;
+}
+
+/// Load scene text written to the test directory; the status, with the message in err.
+static alctStatus loadText(const char* text, alcModel** m, char* err, int errsz) {
+    const char* path = alct_writeFile(alct_tmpDir("split", NULL), "split.yaml", text);
+    *m = NULL;
+    return alc_loadScene(path, NULL, m, err, errsz);
+}
+
+/// The scene keys: read into the options, out-of-range values refused with the file and line.
+ALC_TEST(split_sceneKeys) {
+    const char* base = "bodies:\n  - mesh: {box: {}}\nsolver:\n  delta: 1e-3\n";
+    char text[1024], err[1024] = "";
+    alcModel* m = NULL;
+    snprintf(text, sizeof text, "%s  split_depth: 5\n  split_after: 7\n", base);
+    ENSURE_MSG(loadText(text, &m, err, sizeof err) == ALC_OK, "%s", err);
+    ENSURE(m->opt.splitDepth == 5 && m->opt.splitAfter == 7);
+    alc_deleteModel(m);
+    ENSURE_MSG(loadText(base, &m, err, sizeof err) == ALC_OK, "%s", err);
+    ENSURE(m->opt.splitDepth == 3 && m->opt.splitAfter == 100);  // the defaults
+    alc_deleteModel(m);
+    snprintf(text, sizeof text, "%s  split_depth: 21\n", base);
+    ENSURE(loadText(text, &m, err, sizeof err) != ALC_OK && !m);
+    alct_note("%s", err);
+    ENSURE(strstr(err, "split.yaml:") && strstr(err, "split_depth"));
+    snprintf(text, sizeof text, "%s  split_after: 0\n", base);
+    ENSURE(loadText(text, &m, err, sizeof err) != ALC_OK && !m);
+    alct_note("%s", err);
+    ENSURE(strstr(err, "split_after"));
+    return ALC_TEST_PASS;
+}
