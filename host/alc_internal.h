@@ -103,6 +103,10 @@ void alci_log(const alcSim* sim, int level, const char* fmt, ...)
 /// 64-byte aligned buffer. Returns NULL on allocation failure.
 alcModel* alci_model_alloc(const alcModel* sizes);
 
+/// 1 when driver k has a release plane (alcDriverDef.releasePast) and every vertex of its body
+/// lies beyond it at x (nvert x 3); 0 otherwise.
+int alci_driver_pastPlane(const alcModel* m, const double* x, int k);
+
 /// Evaluate the driver scripts at time t: writes positions of all scripted driver vertices into
 /// target (nvert x 3) and sets mask[v] = 1 for every vertex kinematic at that time.
 /// Drivers flagged external in ext (nullable) keep target as given; released drivers (rel,

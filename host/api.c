@@ -255,6 +255,14 @@ alctStatus alc_step(alcSim* sim, alcData* d) {
         }
     }
     double h = m->opt.timestep;
+    // drivers whose body has passed its release plane let go from this step on (IPC's
+    // dragright: once the whole mesh is right of every collision object)
+    for (int k = 0; k < m->ndriver; k++) {
+        if (d->driver_released[k] || !alci_driver_pastPlane(m, d->x, k)) continue;
+        d->driver_released[k] = 1;
+        alci_log(sim, 2, "step %ld: driver '%s' released: its body is past its release plane",
+                 d->step + 1, m->names + m->driver_nameadr[k]);
+    }
     // kinematic targets at the end of the step
     alci_driver_eval(m, d->time + h, d->driver_external, d->driver_released, d->kin_target,
                      sim->kinMask);

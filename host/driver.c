@@ -300,3 +300,18 @@ alctStatus alc_setDriverPoseAt(const alcModel* m, alcData* d, int driver,
     }
     return ALC_ERR_INVALID_ARG;
 }
+
+int alci_driver_pastPlane(const alcModel* m, const double* x, int k) {
+    const double* pl = m->driver_param + ALC_DRIVER_NPARAM * k + ALC_DP_RELPAST;
+    if (pl[0] == 0 && pl[1] == 0 && pl[2] == 0) return 0;
+    int body = -1;
+    for (int v = 0; v < m->nvert && body < 0; v++) {
+        if (m->vert_driver[v] == k) body = m->vert_body[v];
+    }
+    if (body < 0) return 0;
+    for (int v = m->body_vertadr[body]; v < m->body_vertadr[body] + m->body_vertnum[body]; v++) {
+        const double* p = x + 3 * v;
+        if (!(pl[0] * p[0] + pl[1] * p[1] + pl[2] * p[2] > pl[3])) return 0;
+    }
+    return 1;
+}

@@ -32,6 +32,7 @@ typedef struct {
     char name[64];
     int type;  // 0 fixed, 1 linear, 2 rotate, 3 keyframes (translations only)
     double vel[3], axis[3], center[3], omega, start, end, release;
+    double past;  // dragright: released once the body is right of x = past (NaN: never)
     int nsel;
     int whole;         // every vertex of the part: the body's or obstacle's own `motion:`
     int nkey;          // keyframes
@@ -341,6 +342,7 @@ static int addDriver(Ctx* c, int part, const char* name, Driver** out) {
     snprintf(d->name, sizeof d->name, "%s", name);
     d->end = HUGE_VAL;
     d->release = HUGE_VAL;
+    d->past = NAN;
     *out = d;
     c->ndrv++;
     return 1;
@@ -1018,6 +1020,11 @@ static void writeMotion(alciFile* f, const Driver* d) {
         alci_file_printf(f, ", release: ");
         num(f, d->release);
     }
+    if (isfinite(d->past)) {
+        alci_file_printf(f, ", release_past: {direction: [1, 0, 0], offset: ");
+        num(f, d->past);
+        alci_file_printf(f, "}");
+    }
     alci_file_printf(f, "}\n");
 }
 
@@ -1328,22 +1335,20 @@ alctStatus alci_ipc_import(alciIpcScript* s, const alciIpcImportDef* def, alciIp
                              s->path, co->line);
         }
     }
-    // dragright frees its handles once the mesh is right of every meshCO: estimated here from the
-    // mesh's left end travelling at the handles' speed
+    // dragright frees its handles once the mesh is right of every meshCO: a release plane at
+    // the meshCOs' right end (alcove checks the dragged body, IPC the whole mesh)
     int ndrag = 0;
-    partsBox(&c, 0, 0, lo, hi);
-    double tRelease = fmax(0.0, (coRight - lo[0]) / 0.5);
     for (int k = 0; k < c.ndrv; k++) {
         if (strcmp(c.drv[k].name, "dragright") != 0) continue;
-        c.drv[k].release = tRelease;
+        c.drv[k].past = coRight;
         ndrag++;
     }
-    if (ndrag)
+    if (ndrag && c.npart > 1)
         alci_ipc_message(s,
-                         "%s:%d: note: dragright: IPC frees the handles when the mesh has passed "
-                         "every meshCO; estimated as release at %.6g s (the mesh's left end at "
-                         "0.5 m/s)",
-                         s->path, s->scriptLine, tRelease);
+                         "%s:%d: note: dragright: IPC frees the handles once the whole mesh is "
+                         "right of every meshCO (x > %.6g); alcove frees each shape's handles "
+                         "once that shape is (release_past)",
+                         s->path, s->scriptLine, coRight);
     writeScene(&c, def, res, com, &st);
 done:
     for (int i = 0; c.part && i < c.npart; i++) {

@@ -58,14 +58,15 @@
 
 // driver_param layout (ALC_DRIVER_NPARAM doubles per driver)
 enum {
-    ALC_DP_VEL = 0,       // velocity xyz
-    ALC_DP_CENTER = 3,    // rotation centre xyz
-    ALC_DP_AXIS = 6,      // unit axis xyz
-    ALC_DP_OMEGA = 9,     // angular speed (rad/s)
-    ALC_DP_START = 10,    // start time (s)
-    ALC_DP_END = 11,      // end time (s)
-    ALC_DP_RELEASE = 12,  // release time (s)
-    ALC_DP_CENTROID = 13  // initial centroid of the driver's vertices xyz (13..15)
+    ALC_DP_VEL = 0,        // velocity xyz
+    ALC_DP_CENTER = 3,     // rotation centre xyz
+    ALC_DP_AXIS = 6,       // unit axis xyz
+    ALC_DP_OMEGA = 9,      // angular speed (rad/s)
+    ALC_DP_START = 10,     // start time (s)
+    ALC_DP_END = 11,       // end time (s)
+    ALC_DP_RELEASE = 12,   // release time (s)
+    ALC_DP_CENTROID = 13,  // initial centroid of the driver's vertices xyz (13..15)
+    ALC_DP_RELPAST = 16    // release plane: direction xyz, offset (16..19); zero direction: none
 };
 
 #endif  // ALC_HOST_MODEL_XMACRO_H_

@@ -602,8 +602,9 @@ static int readMotion(Loader* L, alciYNode* n, alcDriverDef* dd, double** keysOu
                                             "keyframes", "external", NULL};
     static const int typeValues[] = {ALC_DRIVER_FIXED, ALC_DRIVER_LINEAR, ALC_DRIVER_ROTATE,
                                      ALC_DRIVER_KEYFRAMES, ALC_DRIVER_EXTERNAL};
-    static const char* const keys[] = {"type", "velocity", "axis", "center",  "angular_speed",
-                                       "keys", "start",    "end",  "release", NULL};
+    static const char* const keys[] = {"type",          "velocity",     "axis",  "center",
+                                       "angular_speed", "keys",         "start", "end",
+                                       "release",       "release_past", NULL};
     if (!alciy_get(n, "type"))
         return alciy_fail(&L->y, n,
                           "motion needs a type (fixed, linear, rotate, keyframes, external)");
@@ -616,6 +617,23 @@ static int readMotion(Loader* L, alciYNode* n, alcDriverDef* dd, double** keysOu
              alciy_getNumber(&L->y, n, "end", &dd->end, 0, HUGE_VAL, 0) &&
              alciy_getNumber(&L->y, n, "release", &dd->release, 0, HUGE_VAL, 0);
     if (!ok) return 0;
+    alciYNode* past = alciy_get(n, "release_past");
+    if (past) {
+        static const char* const pastKeys[] = {"direction", "offset", NULL};
+        if (!alciy_expectMap(&L->y, past, "release_past")) return 0;
+        if (!alciy_get(past, "direction") || !alciy_get(past, "offset"))
+            return alciy_fail(&L->y, past, "release_past needs a direction and an offset");
+        if (!alciy_getVec(&L->y, past, "direction", dd->releasePast, 3, 0, 0) ||
+            !alciy_getNumber(&L->y, past, "offset", &dd->releasePast[3], -BIG, BIG, 0) ||
+            !alciy_checkKeys(&L->y, past, pastKeys))
+            return 0;
+        double len =
+            sqrt(dd->releasePast[0] * dd->releasePast[0] + dd->releasePast[1] * dd->releasePast[1] +
+                 dd->releasePast[2] * dd->releasePast[2]);
+        if (!(len > 0)) return alciy_fail(&L->y, past, "release_past: zero direction");
+        // a unit direction: the offset is then the plane's distance from the origin (m)
+        for (int j = 0; j < 3; j++) dd->releasePast[j] /= len;
+    }
     if (dd->type == ALC_DRIVER_ROTATE && !alciy_get(n, "axis"))
         return alciy_fail(&L->y, n, "a rotate motion needs an axis");
     alciYNode* keysNode = alciy_get(n, "keys");

@@ -392,7 +392,7 @@ alctStatus alc_specAddDriver(alcSpec* s, const alcDriverDef* def, int body, int 
     }
     if (!finite3(def->velocity) || !finite3(def->center) || !finite3(def->axis) ||
         !isfinite(def->angularSpeed) || isnan(def->start) || isnan(def->end) ||
-        isnan(def->release)) {
+        isnan(def->release) || !finite3(def->releasePast) || !isfinite(def->releasePast[3])) {
         return specFail(s, ALC_ERR_INVALID_ARG, "driver '%s': non-finite parameter", nm);
     }
     if (!growArray((void**)&s->drv, &s->capdrv, s->ndrv, sizeof(SpecDriver))) {
@@ -864,6 +864,7 @@ alctStatus alci_compileSpec(const alcSpec* s, alcModel** out, char* err, int err
         prm[ALC_DP_START] = dd->start;
         prm[ALC_DP_END] = dd->end;
         prm[ALC_DP_RELEASE] = dd->release;
+        for (int j = 0; j < 4; j++) prm[ALC_DP_RELPAST + j] = dd->releasePast[j];
         m->driver_keyadr[k] = kadr;
         m->driver_keynum[k] = dd->nkey;
         if (dd->nkey > 0) {

@@ -201,6 +201,47 @@ ALC_TEST(import_ipc_dbc_motion) {
     return ALC_TEST_PASS;
 }
 
+ALC_TEST(import_ipc_dragright) {
+    // script dragright with a meshCO: the bar's right 4 % dragged at 0.5 m/s along x, released
+    // once the bar is right of the meshCO's right end (a plane), as IPC releases them; no
+    // release time
+    alciIpcScript s;
+    alciIpcResult res;
+    char err[1024] = "";
+    alctStatus st = importScript("drag.txt",
+                                 "script dragright\nshapes input 1\n"
+                                 "input/bar.msh 0 0 0  0 0 0  1 1 1\n"
+                                 "meshCO input/tri.obj 3 0 0  1  50 0\n",
+                                 &s, &res, err, sizeof err);
+    ENSURE_MSG(st == ALC_OK, "%s", err);
+    alci_ipc_freeScript(&s);
+    ENSURE(res.ndriver == 1);
+    alcModel* m = NULL;
+    char path[512];
+    snprintf(path, sizeof path, "%s/out/drag.yaml", tmpDir());
+    ENSURE_MSG(alc_loadScene(path, NULL, &m, err, sizeof err) == ALC_OK, "%s", err);
+    // the obstacle's right end in the scene's frame (the importer shifts and scales the shapes)
+    ENSURE(m->nbody == 2);
+    double right = -HUGE_VAL;
+    for (int v = m->body_vertadr[1]; v < m->body_vertadr[1] + m->body_vertnum[1]; v++)
+        right = fmax(right, m->vert_x0[3 * v]);
+    int driven = 0;
+    for (int v = 0; v < m->body_vertnum[0]; v++) {
+        int k = m->vert_driver[v];
+        if (k < 0) continue;
+        driven++;
+        const double* prm = m->driver_param + ALC_DRIVER_NPARAM * k;
+        ENSURE_NEAR(prm[ALC_DP_VEL], 0.5, 1e-15);
+        ENSURE(isinf(prm[ALC_DP_RELEASE]));
+        ENSURE(prm[ALC_DP_RELPAST] == 1 && prm[ALC_DP_RELPAST + 1] == 0 &&
+               prm[ALC_DP_RELPAST + 2] == 0);
+        ENSURE_NEAR(prm[ALC_DP_RELPAST + 3], right, 1e-12);
+    }
+    ENSURE(driven == 4);
+    alc_deleteModel(m);
+    return ALC_TEST_PASS;
+}
+
 ALC_TEST(import_ipc_warnings) {
     // unknown keywords, codimensional shapes and unsupported scripts are named with their line,
     // printed and listed at the top of the YAML; FCR maps to model fcr without a message

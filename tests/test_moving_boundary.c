@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /// A soft Neo-Hookean bar, 8 cells of 12.5 mm along x, whose +x end is pushed towards -x at
 /// 1 m/s with h = 0.02 s: the end face moves 20 mm per step, further than the first cell is
@@ -91,5 +92,59 @@ ALC_TEST(movingBoundary_endsCarriedAlong) {
         ENSURE(drivenOnTargets(&r, 0.68, step + 1) > 0);
     }
     closeRun(&r);
+    return ALC_TEST_PASS;
+}
+
+/// A release plane (release_past, IPC's dragright): a bar pulled at its +x end at 1 m/s is let
+/// go at the first step that begins with every vertex of the bar beyond x = 0.02, no earlier,
+/// and from then on its vertices are free (it coasts). A zero direction is refused with the
+/// file and line.
+ALC_TEST(movingBoundary_releasePast) {
+    const char* text =
+        "physics: {time_step: 0.01, gravity: [0, 0, 0]}\n"
+        "solver: {contact: none}\n"
+        "materials: {m: {model: nh, youngs_modulus: 1e5, poisson_ratio: 0.3, density: 1000}}\n"
+        "bodies:\n"
+        "  - name: bar\n"
+        "    mesh: {box: {size: [0.1, 0.02, 0.02], cells: [5, 1, 1]}}\n"
+        "    material: m\n"
+        "    drivers:\n"
+        "      - name: pull\n"
+        "        select: {box: {min: [0.049, -1, -1], max: [1, 1, 1]}}\n"
+        "        motion: {type: linear, velocity: [1, 0, 0],\n"
+        "                 release_past: {direction: [2, 0, 0], offset: 0.02}}\n";
+    const char* path = alct_writeFile(alct_tmpDir("release", NULL), "pull.yaml", text);
+    Run r;
+    ENSURE(openRunPath(&r, path, NULL, NULL, -1));
+    int released = -1;
+    for (int step = 0; step < 20 && released < 0; step++) {
+        double minx = HUGE_VAL;
+        for (int v = 0; v < r.m->nvert; v++) minx = fmin(minx, r.d->x[3 * v]);
+        ENSURE(stepRun(&r));
+        int kin = 0;
+        for (int v = 0; v < r.m->nvert; v++) kin += r.sim->kinMask[v];
+        // released exactly when the step began with the whole bar past the plane
+        ENSURE_MSG((minx > 0.02) == (kin == 0 && r.d->driver_released[0] == 1),
+                   "step %d: began with min x %.4f, %d kinematic vertices", step + 1, minx, kin);
+        if (kin == 0) released = step + 1;
+    }
+    alct_note("released at step %d (the bar's left end past x = 0.02)", released);
+    ENSURE(released > 1);
+    // free from then on: nothing pulls it back to a target
+    double v0 = r.d->v[0];
+    ENSURE(stepRun(&r));
+    for (int v = 0; v < r.m->nvert; v++) ENSURE(!r.sim->kinMask[v]);
+    ENSURE(v0 > 0.1);
+    closeRun(&r);
+
+    alcModel* m = NULL;
+    char err[1024] = "";
+    const char* bad = alct_writeFile(
+        alct_tmpDir("release", NULL), "zero.yaml",
+        "bodies:\n  - mesh: {box: {}}\n    drivers:\n      - select: {all: true}\n"
+        "        motion: {type: fixed, release_past: {direction: [0, 0, 0], offset: 1}}\n");
+    ENSURE(alc_loadScene(bad, NULL, &m, err, sizeof err) != ALC_OK && !m);
+    alct_note("%s", err);
+    ENSURE(strstr(err, "zero.yaml:5:") && strstr(err, "zero direction"));
     return ALC_TEST_PASS;
 }

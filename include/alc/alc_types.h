@@ -280,7 +280,7 @@ typedef struct alcModel_ {
 
     // drivers: vertices with vert_driver == k move rigidly with driver k
     int* driver_type;      ///< alctDriverType (ndriver)
-    double* driver_param;  ///< ALC_DRIVER_NPARAM values per driver, see alcDriverDef (ndriver x 16)
+    double* driver_param;  ///< ALC_DRIVER_NPARAM values per driver, see alcDriverDef (ndriver x 20)
     int* driver_keyadr;    ///< first keyframe (ndriver)
     int* driver_keynum;    ///< keyframe count (ndriver)
     double* key_data;      ///< keyframes: time, position xyz, quaternion wxyz (nkey x 8)
@@ -293,7 +293,7 @@ typedef struct alcModel_ {
 } alcModel;
 
 /// Number of doubles in driver_param per driver.
-#define ALC_DRIVER_NPARAM 16
+#define ALC_DRIVER_NPARAM 20
 
 // ---- data ---------------------------------------------------------------------------------
 
@@ -513,19 +513,24 @@ typedef struct alcBodyDef_ {
 /// A driver: scripted rigid motion of a vertex set. Fill with alc_defaultDriverDef().
 /// Positions follow target(t) = c + R(t) (x0 - c) + u(t) for each vertex initial position x0.
 typedef struct alcDriverDef_ {
-    const char* name;     ///< name; default "driver<N>"
-    int type;             ///< alctDriverType; default ALC_DRIVER_FIXED
-    double velocity[3];   ///< LINEAR, ROTATE: translation velocity (m/s)
-    double center[3];     ///< ROTATE: a point on the axis (m)
-    double axis[3];       ///< ROTATE: rotation axis (normalized by the library)
-    double angularSpeed;  ///< ROTATE: rad/s, right-handed about axis
-    double start;         ///< motion begins at this time (s); default 0
-    double end;           ///< motion stops (holds its pose) at this time (s); default inf
-    double release;       ///< vertices become free at this time (s); default inf (never)
-    int nkey;             ///< KEYFRAMES: count
-    const double* keys;   ///< KEYFRAMES: time, position xyz, quaternion wxyz (nkey x 8);
-                          ///< a pose relative to the initial one
-    int internalValue;    ///< do not set
+    const char* name;       ///< name; default "driver<N>"
+    int type;               ///< alctDriverType; default ALC_DRIVER_FIXED
+    double velocity[3];     ///< LINEAR, ROTATE: translation velocity (m/s)
+    double center[3];       ///< ROTATE: a point on the axis (m)
+    double axis[3];         ///< ROTATE: rotation axis (normalized by the library)
+    double angularSpeed;    ///< ROTATE: rad/s, right-handed about axis
+    double start;           ///< motion begins at this time (s); default 0
+    double end;             ///< motion stops (holds its pose) at this time (s); default inf
+    double release;         ///< vertices become free at this time (s); default inf (never)
+    double releasePast[4];  ///< vertices become free at the first step that begins with every
+                            ///< vertex of the driver's body beyond the plane
+                            ///< releasePast[0..2] . x > releasePast[3] (a direction, any
+                            ///< length, and an offset in m times its length); direction
+                            ///< (0, 0, 0) = never (default)
+    int nkey;               ///< KEYFRAMES: count
+    const double* keys;     ///< KEYFRAMES: time, position xyz, quaternion wxyz (nkey x 8);
+                            ///< a pose relative to the initial one
+    int internalValue;      ///< do not set
 } alcDriverDef;
 
 /// Options of alc_loadScene. Fill with alc_defaultLoadDef().
