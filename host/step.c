@@ -408,11 +408,12 @@ static alctStatus stepSplit(alcSim* sim, alcData* d, double t0, double h, int de
         // targets the caller sets (external drivers) are known at t0 + h only: the halves
         // follow the straight line to them from where the attempt started
         size_t vec = sizeof(double) * 3 * (size_t)m->nvert;
-        double* x0 = st == ALC_OK ? (double*)malloc(vec) : NULL;
-        double* end = x0 ? (double*)malloc(vec) : NULL;
-        if (st == ALC_OK && !end) st = ALC_ERROR(sim, ALC_ERR_NOMEM, "out of memory");
+        double* x0 = st == ALC_OK ? (double*)malloc(3 * vec) : NULL;
+        double *v0 = x0 ? x0 + 3 * m->nvert : NULL, *end = x0 ? x0 + 6 * m->nvert : NULL;
+        if (st == ALC_OK && !x0) st = ALC_ERROR(sim, ALC_ERR_NOMEM, "out of memory");
         if (st == ALC_OK) {
             memcpy(x0, d->x, vec);
+            memcpy(v0, d->v, vec);
             memcpy(end, d->kin_target, vec);
         }
         for (int half = 0; half < 2 && st == ALC_OK; half++) {
@@ -430,8 +431,15 @@ static alctStatus stepSplit(alcSim* sim, alcData* d, double t0, double h, int de
             }
             st = stepSplit(sim, d, t0 + half * (h / 2), h / 2, depth + 1);
         }
+        if (st != ALC_OK && x0) {
+            // a failed or cancelled half: the data as before the step, as for an unsplit step
+            // (the first half may have ended already)
+            memcpy(d->x, x0, vec);
+            memcpy(d->v, v0, vec);
+            memcpy(d->kin_target, end, vec);
+            ops->setCarry(sim->be.state, carry, ncarry, lastMu, lastDelta);
+        }
         free(x0);
-        free(end);
     } else if (st == ALC_OK && h < d->stat.hMin) {
         d->stat.hMin = h;
     }

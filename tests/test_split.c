@@ -5,13 +5,14 @@
 // where two steps of h/2 of an unsplit run end, bit for bit: on a frictional contact scene
 // (the carry and the lagged friction restored) and on a driven one (the drivers evaluated at
 // the half time, not interpolated). split_depth 0 turns splitting off, and the scene keys are
-// read and range-checked.
+// read and range-checked; a step cancelled in its second half leaves the data as they were.
 #include "scene_run.h"
 #include "test_files.h"
 #include "test_macros.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /// Scene path: scenes/NAME or, with a '/', relative to the root.
@@ -117,5 +118,57 @@ ALC_TEST(split_sceneKeys) {
     ENSURE(loadText(text, &m, err, sizeof err) != ALC_OK && !m);
     alct_note("%s", err);
     ENSURE(strstr(err, "split_after"));
+    return ALC_TEST_PASS;
+}
+
+typedef struct {
+    alcSim* sim;
+    int firsts;  // "iter 1:" messages seen: one per attempt or part
+} CancelInSecondHalf;
+
+static void cancelInSecondHalf(void* user, int level, const char* msg) {
+    CancelInSecondHalf* c = (CancelInSecondHalf*)user;
+    if (level >= 3 && strstr(msg, " iter 1:") && ++c->firsts == 3) alc_cancelStep(c->sim);
+}
+
+/// A step cancelled in its second half (the first half has already written its end state):
+/// the data are those of the last completed step, as for a step that was never split.
+ALC_TEST(split_cancelledInSecondHalf) {
+    Run r;
+    ENSURE(openRun(&r, "slope.yaml", NULL, NULL, -1));
+    ENSURE(stepRun(&r));
+    r.m->opt.stallAlpha = nextafter(1.0, 2.0);
+    r.m->opt.stallIters = 1000000;
+    r.m->opt.splitAfter = 1;
+    r.m->opt.splitDepth = 1;
+    CancelInSecondHalf c = {NULL, 0};
+    alcSimDef def = alc_defaultSimDef();
+    def.backend = ALC_BACKEND_REF;
+    def.verbosity = 3;
+    def.log = cancelInSecondHalf;
+    def.user = &c;
+    alcSim* sim = NULL;
+    ENSURE_OK(alc_makeSim(r.m, &def, &sim));
+    c.sim = sim;
+    size_t bytes = sizeof(double) * 3 * (size_t)r.m->nvert;
+    double* x = (double*)malloc(2 * bytes);
+    ENSURE(x);
+    double* v = x + 3 * r.m->nvert;
+    memcpy(x, r.d->x, bytes);
+    memcpy(v, r.d->v, bytes);
+    double t = r.d->time;
+    alctStatus st = alc_step(sim, r.d);
+    int same = !memcmp(x, r.d->x, bytes) && !memcmp(v, r.d->v, bytes);
+    free(x);
+    ENSURE_MSG(st == ALC_ERR_CANCELLED, "%s (%d first iterations logged)",
+               alcu_statusString(st), c.firsts);
+    ENSURE(c.firsts == 3);
+    ENSURE(same);
+    ENSURE(r.d->time == t && r.d->step == 1);
+    // and the next step completes, split
+    ENSURE_OK(alc_step(sim, r.d));
+    ENSURE(r.d->step == 2 && r.d->stat.splits == 1);
+    alc_deleteSim(sim);
+    closeRun(&r);
     return ALC_TEST_PASS;
 }
