@@ -160,8 +160,8 @@ ALC_TEST(split_cancelledInSecondHalf) {
     alctStatus st = alc_step(sim, r.d);
     int same = !memcmp(x, r.d->x, bytes) && !memcmp(v, r.d->v, bytes);
     free(x);
-    ENSURE_MSG(st == ALC_ERR_CANCELLED, "%s (%d first iterations logged)",
-               alcu_statusString(st), c.firsts);
+    ENSURE_MSG(st == ALC_ERR_CANCELLED, "%s (%d first iterations logged)", alcu_statusString(st),
+               c.firsts);
     ENSURE(c.firsts == 3);
     ENSURE(same);
     ENSURE(r.d->time == t && r.d->step == 1);
