@@ -49,7 +49,6 @@ struct Backend {
     int n, N;
     alcgStream s;
     alcgArena* arena;  // every device array below is carved from it (cuda/arena.h)
-    size_t need;       // bytes the arena was sized for when the sim was made
     // model arrays the modules read
     int *d_svert, *d_edge_vert, *d_tri_vert;
     int *d_vertBody, *d_bodyMat, *d_vertadr, *d_vertnum;
@@ -703,9 +702,11 @@ alctStatus needBytes(Backend* B, const int* rowptr, int pairCap, int candCap, si
     probe.n = B->n;
     alctStatus st =
         alcg_pcg_solve(&probe, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, &B->pcgBytes, s);
-    B->mesh.ntet = m->ntet;
+    alcgTetMesh mesh;
+    memset(&mesh, 0, sizeof mesh);
+    mesh.ntet = m->ntet;
     if (st == ALC_OK) {
-        st = alcg_tetBound_maxStep(&B->mesh, NULL, NULL, 0.5, 0, NULL, NULL, &B->boundBytes, s);
+        st = alcg_tetBound_maxStep(&mesh, NULL, NULL, 0.5, 0, NULL, NULL, &B->boundBytes, s);
     }
     int nstatic = staticBlocks(B->n, rowptr);
     long long blocks = (long long)nstatic + 12LL * pairCap;
@@ -729,7 +730,7 @@ alctStatus needBytes(Backend* B, const int* rowptr, int pairCap, int candCap, si
 }
 
 /// Slack of the arena beyond the need: each allocation is rounded up to ALCG_ARENA_ALIGN, and
-/// make allocates about a hundred (measured: 10-13 kB of rounding on the shipped scenes).
+/// make allocates about a hundred (measured: 7-13 kB of rounding on five shipped scenes).
 size_t arenaSlack(void) {
     return 256 * (size_t)ALCG_ARENA_ALIGN;
 }
@@ -749,8 +750,9 @@ alctStatus make(Backend* B) {
     }
     // one arena for everything, sized before anything is allocated; a device with less free
     // memory is refused here with the whole figure
-    st = needBytes(B, rowptr, pairCap, candCap, &B->need);
-    size_t arenaBytes = B->need + arenaSlack();
+    size_t need = 0;
+    st = needBytes(B, rowptr, pairCap, candCap, &need);
+    size_t arenaBytes = need + arenaSlack();
     size_t freeB = 0, totalB = 0;
     alcg_memInfo(&freeB, &totalB);
     if (st == ALC_OK && totalB > 0 && arenaBytes > freeB) {

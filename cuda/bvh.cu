@@ -304,12 +304,6 @@ extern "C" alctStatus alcg_bvh_need(int maxSvert, int maxEdge, int maxTri, size_
     return rc;
 }
 
-extern "C" size_t alcg_bvh_bytes(const alcgBvh* bvh) {
-    if (!bvh || !bvh->mem) return 0;
-    alcgBvh probe = *bvh;  // carveBvh(NULL) only sizes, but writes the member pointers
-    return carveBvh(&probe, NULL);
-}
-
 extern "C" alctStatus alcg_bvh_build(alcgBvh* bvh, const alcgBroadInput* in, alcgStream* s) {
     ALCG_RANGE("bvh_build");
     if (!s) return ALC_ERR_INVALID_ARG;

@@ -65,9 +65,6 @@ alctStatus alcg_bvh_make(int maxSvert, int maxEdge, int maxTri, alcgBvh** out, a
 /// Free the LBVH and its device memory. NULL-safe.
 void alcg_bvh_free(alcgBvh* bvh);
 
-/// Device bytes the LBVH holds (0 for NULL).
-size_t alcg_bvh_bytes(const alcgBvh* bvh);
-
 /// Device bytes alcg_bvh_make will allocate (one allocation) for these capacities, into *bytes.
 /// @return ALC_OK, or the failure of the sort scratch query, with the message on s.
 alctStatus alcg_bvh_need(int maxSvert, int maxEdge, int maxTri, size_t* bytes, alcgStream* s);

@@ -27,20 +27,17 @@ struct alcgCollide_ {
     int npair;
     void* d_temp;  // scratch shared by the phases
     size_t tempBytes;
-    size_t bytes;  // device memory held
 };
 
 /// Make sure the scratch holds `need` bytes (contents are not kept).
 static alctStatus reserveTemp(alcgCollide* c, size_t need, alcgStream* s) {
     if (need <= c->tempBytes) return ALC_OK;
     alcg_free(c->d_temp);
-    c->bytes -= c->tempBytes;
     c->d_temp = NULL;
     c->tempBytes = 0;
     alctStatus st = alcg_malloc(s, &c->d_temp, need);
     if (st != ALC_OK) return st;
     c->tempBytes = need;
-    c->bytes += need;
     return ALC_OK;
 }
 
@@ -70,7 +67,7 @@ static alctStatus scratchNeed(int nvert, int candCap, int pairCap, size_t* bytes
 /// its contents) and the narrow-phase buffers for both (their contents are not kept).
 static alctStatus allocCandidates(alcgCollide* c, int isEE, int cap, alcgStream* s) {
     int ptCap = isEE ? c->ptCap : cap, eeCap = isEE ? cap : c->eeCap;
-    size_t oldN = (size_t)c->ptCap + (size_t)c->eeCap, n = (size_t)ptCap + (size_t)eeCap;
+    size_t n = (size_t)ptCap + (size_t)eeCap;
     int** bp = isEE ? &c->d_bpEE : &c->d_bpPT;
     int* oldCap = isEE ? &c->eeCap : &c->ptCap;
     alcg_free(*bp);
@@ -80,7 +77,6 @@ static alctStatus allocCandidates(alcgCollide* c, int isEE, int cap, alcgStream*
     *bp = NULL;
     c->d_toi = c->d_reach = NULL;
     c->d_cand = NULL;
-    c->bytes -= sizeof(int) * 2 * (size_t)*oldCap + (2 * sizeof(double) + sizeof(alcgCand)) * oldN;
     *oldCap = 0;
     alctStatus st = alcg_malloc(s, (void**)bp, sizeof(int) * 2 * (size_t)cap);
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&c->d_toi, sizeof(double) * n);
@@ -88,7 +84,6 @@ static alctStatus allocCandidates(alcgCollide* c, int isEE, int cap, alcgStream*
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&c->d_cand, sizeof(alcgCand) * n);
     if (st != ALC_OK) return st;
     *oldCap = cap;
-    c->bytes += sizeof(int) * 2 * (size_t)cap + (2 * sizeof(double) + sizeof(alcgCand)) * n;
     return ALC_OK;
 }
 
@@ -108,7 +103,6 @@ static alctStatus allocPairs(alcgCollide* c, int cap, alcgStream* s) {
     }
     alcg_free(c->d_pairs);
     alcg_free(c->d_next);
-    c->bytes += 2 * sizeof(alcgPair) * ((size_t)cap - (size_t)c->pairCap);
     c->d_pairs = a;
     c->d_next = b;
     c->pairCap = cap;
@@ -138,11 +132,7 @@ extern "C" alctStatus alcg_collide_make(const alcgSurface* surf, int candCap, in
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&c->d_toi, sizeof(double) * n);
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&c->d_reach, sizeof(double) * n);
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&c->d_cand, sizeof(alcgCand) * n);
-    if (st == ALC_OK) {
-        c->ptCap = c->eeCap = candCap;
-        c->bytes +=
-            2 * sizeof(int) * 2 * (size_t)candCap + (2 * sizeof(double) + sizeof(alcgCand)) * n;
-    }
+    if (st == ALC_OK) c->ptCap = c->eeCap = candCap;
     if (st == ALC_OK) st = allocPairs(c, pairCap, s);
     size_t temp = 0;
     if (st == ALC_OK) st = scratchNeed(surf->nvert, candCap, pairCap, &temp, s);
@@ -187,10 +177,6 @@ extern "C" void alcg_collide_free(alcgCollide* c) {
     alcg_free(c->d_next);
     alcg_free(c->d_temp);
     free(c);
-}
-
-extern "C" size_t alcg_collide_memory(const alcgCollide* c) {
-    return c ? c->bytes + alcg_bvh_bytes(c->bvh) : 0;
 }
 
 /// One broad-phase query into its own buffer, growing it (to 1.5 times the count) and querying

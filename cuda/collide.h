@@ -63,9 +63,6 @@ void alcg_collide_free(alcgCollide* c);
 alctStatus alcg_collide_need(const alcgSurface* surf, int candCap, int pairCap, size_t* bytes,
                              alcgStream* s);
 
-/// Device memory the stage holds (bytes).
-size_t alcg_collide_memory(const alcgCollide* c);
-
 /// Broad phase and CCD from X to XHAT, as alcr_ccd_collect: boxes grown by xi, vertices passive
 /// where d_passive is 1, the pairs within reach kept in key order for alcg_collide_merge.
 /// @param[in]  d_x        X (nvert x 3) (m) [device]

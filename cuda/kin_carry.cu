@@ -118,7 +118,6 @@ extern "C" alctStatus alcg_kinCarry_make(alcgKinCarry* K, int nvert, const int* 
         alcg_kinCarry_free(K);
         return st;
     }
-    K->bytes = rowB + colB + levB + carB;
     return ALC_OK;
 }
 

@@ -27,7 +27,6 @@ typedef struct alcgKinCarry_ {
     int* d_col;       ///< their columns, ascending, the vertex itself included [device]
     int* d_level;     ///< ring of each vertex (nvert) [device]
     double* d_carry;  ///< carried displacement, two buffers (2 x 3 nvert) (m) [device]
-    size_t bytes;     ///< device bytes held
 } alcgKinCarry;
 
 /// Upload the rows of the mesh graph and allocate the scratch.

@@ -194,10 +194,6 @@ extern "C" void alcg_momentum_free(alcgMomentum* M) {
     memset(M, 0, sizeof *M);
 }
 
-extern "C" size_t alcg_momentum_bytes(const alcgMomentum* M) {
-    return M && M->d_label ? momentumBytes(M) : 0;
-}
-
 extern "C" alctStatus alcg_momentum_label(alcgMomentum* M, const alcgBsr* A,
                                           const unsigned char* d_kin, alcgStream* s) {
     ALCG_RANGE("alcg_momentum_label");

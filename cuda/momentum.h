@@ -51,9 +51,6 @@ alctStatus alcg_momentum_make(alcgMomentum* M, int nvert, alcgStream* s);
 /// Free M's device arrays and zero it. NULL-safe.
 void alcg_momentum_free(alcgMomentum* M);
 
-/// Device bytes held by M.
-size_t alcg_momentum_bytes(const alcgMomentum* M);
-
 /// Device bytes alcg_momentum_make will allocate (unrounded) for nvert vertices, into *bytes.
 /// @return ALC_OK, or a failure of the scratch size queries, with the message on s.
 alctStatus alcg_momentum_need(int nvert, size_t* bytes, alcgStream* s);

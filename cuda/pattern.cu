@@ -132,10 +132,6 @@ extern "C" void alcg_pattern_free(alcgPattern* P) {
     memset(P, 0, sizeof *P);
 }
 
-extern "C" size_t alcg_pattern_bytes(const alcgPattern* P) {
-    return P && P->d_keys ? patternBytes(P) : 0;
-}
-
 extern "C" alctStatus alcg_pattern_build(alcgPattern* P, alcgElastic* E, const alcgStencils* a,
                                          const alcgStencils* b, alcgBsr* A, int* needed,
                                          alcgStream* s) {

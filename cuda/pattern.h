@@ -48,9 +48,6 @@ alctStatus alcg_pattern_make(alcgPattern* P, const alcgElastic* E, int stencilCa
 /// Free P's device arrays and zero it. NULL-safe.
 void alcg_pattern_free(alcgPattern* P);
 
-/// Device bytes held by P.
-size_t alcg_pattern_bytes(const alcgPattern* P);
-
 /// Device bytes alcg_pattern_make will allocate (unrounded) for an elasticity of nvert vertices
 /// and nstatic static blocks, into *bytes (0 on failure).
 /// @return ALC_OK, or the failure of alcg_pattern_make's size checks, with the message on s.
