@@ -342,7 +342,7 @@ static int addDriver(Ctx* c, int part, const char* name, Driver** out) {
     snprintf(d->name, sizeof d->name, "%s", name);
     d->end = HUGE_VAL;
     d->release = HUGE_VAL;
-    d->past = NAN;
+    d->past = (double)NAN;
     *out = d;
     c->ndrv++;
     return 1;

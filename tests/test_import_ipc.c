@@ -647,3 +647,79 @@ ALC_TEST(import_ipc_shape_matrix) {
     ENSURE_MSG(strstr(err, "matrix3.txt:4: 'shapeMatrix' expects") != NULL, "%s", err);
     return ALC_TEST_PASS;
 }
+
+/// Count the lines of a file (-1 when it cannot be read).
+static int countLines(const char* path) {
+    FILE* f = fopen(path, "r");
+    if (!f) return -1;
+    int n = 0, c;
+    while ((c = fgetc(f)) != EOF) n += c == '\n';
+    fclose(f);
+    return n;
+}
+
+/// Whether the file at path contains the text.
+static int fileHas(const char* path, const char* text) {
+    FILE* f = fopen(path, "r");
+    if (!f) return 0;
+    static char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return strstr(buf, text) != NULL;
+}
+
+/// The command line of tools/ipc-examples.sh on the folder dir/ipc, example tt, output to out.
+static void examplesCmd(char* cmd, size_t n, const char* dir, const char* out, const char* build,
+                        const char* opts) {
+    snprintf(cmd, n,
+             "tools/ipc-examples.sh %s/ipc --out %s --alcove %s/alcove --threads 1 %s tt "
+             "> %s/call.txt 2>&1",
+             dir, out, build, opts, dir);
+}
+
+ALC_TEST(import_ipc_examplesScriptResume) {
+    // tools/ipc-examples.sh on a checkout-shaped folder with one script (two tetrahedra falling
+    // on a half-space): a run of 3 steps, then --resume to 6 continues it from its checkpoint
+    // (the stats have 6 rows, the row says "6 (all)"), and a third call with --resume finds it
+    // complete and only checks and reports it
+    const char* build = getenv("ALC_BUILD");
+    if (!build) build = "build";
+    const char* dir = alct_tmpDir("ipcex", "ipc/input/paperExamples");
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s/ipc/input/tetMeshes", dir);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", sub);
+    ENSURE(system(cmd) == 0);
+    ENSURE(alct_writeFile(sub, "tet.msh",
+                          "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 0.1 0 0\n"
+                          "3 0 0.1 0\n4 0 0 0.1\n$EndNodes\n$Elements\n1\n1 4 0 1 2 3 4\n"
+                          "$EndElements\n"));
+    snprintf(sub, sizeof sub, "%s/ipc/input/paperExamples", dir);
+    ENSURE(alct_writeFile(sub, "tt.txt",
+                          "energy FCR\nsize 1\ntime 5 0.025\ndensity 1000\nstiffness 1e5 0.4\n"
+                          "script fall\nshapes input 2\n"
+                          "input/tetMeshes/tet.msh 0 0.05 0  0 0 0  1 1 1\n"
+                          "input/tetMeshes/tet.msh 0 0.2 0  0 0 0  1 1 1\n"
+                          "halfSpace 0 0 0  0 1 0  50 0\nselfCollisionOn\n"));
+    char out[512], table[600], stats[600], log[600];
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(table, sizeof table, "%s/table.md", out);
+    snprintf(stats, sizeof stats, "%s/runs/tt/stats.csv", out);
+    snprintf(log, sizeof log, "%s/runs/tt.log", out);
+    examplesCmd(cmd, sizeof cmd, dir, out, build, "--steps 3");
+    ENSURE_MSG(system(cmd) == 0, "%s (output in %s/call.txt)", cmd, dir);
+    ENSURE_MSG(fileHas(table, "| tt | 2 | 3 (all) |"), "table %s", table);
+    ENSURE(countLines(stats) == 4);
+    examplesCmd(cmd, sizeof cmd, dir, out, build, "--resume --steps 6");
+    ENSURE_MSG(system(cmd) == 0, "%s (output in %s/call.txt)", cmd, dir);
+    ENSURE_MSG(fileHas(table, "| tt | 2 | 6 (all) |"), "table %s", table);
+    ENSURE(countLines(stats) == 7);
+    ENSURE_MSG(fileHas(log, "resumed from the checkpoint at step 3"), "log %s", log);
+    int logLines = countLines(log);
+    examplesCmd(cmd, sizeof cmd, dir, out, build, "--resume --steps 6");
+    ENSURE_MSG(system(cmd) == 0, "%s (output in %s/call.txt)", cmd, dir);
+    ENSURE(fileHas(table, "| tt | 2 | 6 (all) | "));
+    ENSURE(countLines(stats) == 7 && countLines(log) == logLines);
+    return ALC_TEST_PASS;
+}

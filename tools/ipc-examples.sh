@@ -13,7 +13,14 @@
 #   --out DIR      working folder (default: build/ipc-examples): scenes/, runs/, table.md
 #   --threads N    reference backend threads (default: all)
 #   --alcove PATH  the alcove binary (default: build/alcove)
+#   --time-limit S stop each run after S seconds (SIGTERM: the run keeps every step it
+#                  finished and its last checkpoint; the row says how far it got)
+#   --resume       continue each run that has a checkpoint in --out from it (with the
+#                  options it was started with) instead of starting it again; a run that
+#                  already reached its last step is only checked and reported
 #
+# Long examples are run in pieces: `--time-limit 3600` now, `--resume --time-limit 3600` in a
+# later session, until every row reads "all".
 # Examples that cannot be imported (missing meshes, codimensional shapes alcove does not
 # simulate) are listed with the importer's reason instead of a result. Exit status: 0 when every
 # example that ran is clean by `alcove check`, 1 otherwise, 2 on bad usage.
@@ -27,6 +34,8 @@ STEPS=""
 THREADS=""
 SMALL=0
 ALCOVE=build/alcove
+TIME_LIMIT=""
+RESUME=0
 NAMES=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -35,6 +44,8 @@ while [ $# -gt 0 ]; do
         --out) OUT="${2:?--out needs a folder}"; shift ;;
         --threads) THREADS="${2:?--threads needs a number}"; shift ;;
         --alcove) ALCOVE="${2:?--alcove needs a path}"; shift ;;
+        --time-limit) TIME_LIMIT="${2:?--time-limit needs seconds}"; shift ;;
+        --resume) RESUME=1 ;;
         -h|--help) usage; exit 0 ;;
         -*) echo "ipc-examples: unknown option '$1'" >&2; usage >&2; exit 2 ;;
         *) if [ -z "$IPC_DIR" ]; then IPC_DIR="$1"; else NAMES+=("$1"); fi ;;
@@ -102,17 +113,39 @@ for script in "$IPC_DIR"/input/paperExamples/*.txt; do
     # what the importer could not carry over (codimensional shapes, unsupported scripts)
     missing=$(grep -m2 'warning:' "$log" | sed 's/.*warning: //; s/|/\\|/g' | cut -c1-80 | paste -sd ';' -)
     run="$OUT/runs/$name"
-    args=(run "$OUT/scenes/$name.yaml" --out "$run" --quiet --frames none)
-    [ -n "$STEPS" ] && args+=(--steps "$STEPS")
-    [ -n "$THREADS" ] && args+=(--threads "$THREADS")
-    "$ALCOVE" "${args[@]}" > "$run.log" 2>&1
-    rc=$?
+    # the steps the run is to reach: --steps, else the scene's run.steps
+    want="$STEPS"
+    [ -z "$want" ] && want=$(grep -m1 '^run:' "$OUT/scenes/$name.yaml" | grep -o 'steps: *[0-9]*' | grep -o '[0-9]*$')
+    done_steps() { [ -f "$run/stats.csv" ] && echo $(($(wc -l < "$run/stats.csv") - 1)) || echo 0; }
+    if [ "$RESUME" = 1 ] && [ -f "$run/checkpoint.alck" ]; then
+        args=(run --resume "$run" --out "$run" --quiet)
+        [ -n "$want" ] && args+=(--steps "$want")
+    else
+        args=(run "$OUT/scenes/$name.yaml" --out "$run" --quiet --frames none)
+        [ -n "$STEPS" ] && args+=(--steps "$STEPS")
+        [ -n "$THREADS" ] && args+=(--threads "$THREADS")
+    fi
+    rc=0
+    if [ "$RESUME" = 1 ] && [ -n "$want" ] && [ "$(done_steps)" -ge "$want" ]; then
+        :  # finished in an earlier call: check and report only
+    elif [ -n "$TIME_LIMIT" ]; then
+        timeout -s TERM "$TIME_LIMIT" "$ALCOVE" "${args[@]}" >> "$run.log" 2>&1
+        rc=$?
+    else
+        "$ALCOVE" "${args[@]}" >> "$run.log" 2>&1
+        rc=$?
+    fi
     verdict="clean"
     if ! "$ALCOVE" check "$run" > "$run.check" 2>&1; then
         verdict="**violations**"
         status=1
     fi
-    [ $rc -ne 0 ] && verdict="$verdict, run exit $rc"
+    # 124: timeout sent SIGTERM at the time limit; the steps the run finished are in the row
+    if [ $rc -eq 124 ]; then
+        verdict="$verdict, stopped at the time limit"
+    elif [ $rc -ne 0 ]; then
+        verdict="$verdict, run exit $rc"
+    fi
     stats=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
         { n++; nw += $c["newton"]; t += $c["time_step"]; ca += $c["contacts_avg"];
           if ($c["contacts_max"] > cm) cm = $c["contacts_max"]; cap += $c["capped"] }
@@ -121,6 +154,7 @@ for script in "$IPC_DIR"/input/paperExamples/*.txt; do
     IFS='|' read -r n nw ts cc cap <<< "$stats"
     tets=$(grep -m1 -o '[0-9]* tetrahedra' "$run.check" | cut -d' ' -f1)
     [ -n "$missing" ] && verdict="$verdict; importer: $missing"
+    if [ -n "$want" ] && [ "$n" != "$want" ]; then n="$n of $want"; else n="$n (all)"; fi
     row="| $name | ${tets:--} | $n | $nw | $ts | $cc | $cap | $verdict | $ipcT | $ipcN |"
     echo "$row" | tee -a "$TABLE"
 done
