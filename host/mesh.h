@@ -84,6 +84,15 @@ int alci_mesh_orientConsistently(alciMesh* mesh);
 /// @param[out] err  "tetrahedron 12 (vertices 3 4 9 10) is inverted (volume -1.2e-06)"
 alctStatus alci_mesh_validate(alciMesh* mesh, int fixInverted, char* err, int errsz);
 
+/// Check the indices of n elements of k vertices each (elem is n x k): every index in
+/// [0, nvert), and pairwise distinct within an element when distinct is set.
+/// @param[in]  what  the element's name in the message ("tetrahedron", "triangle")
+/// @param[out] err   e.g. "triangle 4 refers to vertex 9, but only 8 vertices exist",
+///                   "tetrahedron 2 uses vertex 5 twice"
+/// @return ALC_OK or ALC_ERR_SCENE. Nullable: err
+alctStatus alci_mesh_checkIndices(const int* elem, int n, int k, int nvert, int distinct,
+                                  const char* what, char* err, int errsz);
+
 /// Replace mesh->tri by the boundary faces of the tetrahedra, oriented outward.
 /// A face shared by more than two tetrahedra is an error (non-manifold).
 alctStatus alci_mesh_boundary(alciMesh* mesh, char* err, int errsz);

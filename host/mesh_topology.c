@@ -52,9 +52,8 @@ static double tetVolume(const double* v, const int* t, double* l2) {
            6.0;
 }
 
-/// Check the n elements of k vertices each: indices in range and pairwise distinct.
-static alctStatus checkIndices(const int* elem, int n, int k, int nvert, const char* what,
-                               char* err, int errsz) {
+alctStatus alci_mesh_checkIndices(const int* elem, int n, int k, int nvert, int distinct,
+                                  const char* what, char* err, int errsz) {
     for (int e = 0; e < n; e++) {
         const int* x = elem + (size_t)k * e;
         for (int i = 0; i < k; i++) {
@@ -62,7 +61,7 @@ static alctStatus checkIndices(const int* elem, int n, int k, int nvert, const c
                 return fail(err, errsz, "%s %d refers to vertex %d, but only %d vertices exist",
                             what, e, x[i], nvert);
             }
-            for (int j = 0; j < i; j++) {
+            for (int j = 0; j < i && distinct; j++) {
                 if (x[i] == x[j]) {
                     return fail(err, errsz, "%s %d uses vertex %d twice", what, e, x[i]);
                 }
@@ -125,9 +124,10 @@ alctStatus alci_mesh_validate(alciMesh* mesh, int fixInverted, char* err, int er
         }
     }
     // indices
-    alctStatus s = checkIndices(mesh->tet, mesh->ntet, 4, mesh->nvert, "tetrahedron", err, errsz);
+    alctStatus s =
+        alci_mesh_checkIndices(mesh->tet, mesh->ntet, 4, mesh->nvert, 1, "tetrahedron", err, errsz);
     if (s != ALC_OK) return s;
-    s = checkIndices(mesh->tri, mesh->ntri, 3, mesh->nvert, "triangle", err, errsz);
+    s = alci_mesh_checkIndices(mesh->tri, mesh->ntri, 3, mesh->nvert, 1, "triangle", err, errsz);
     if (s != ALC_OK) return s;
     // tetrahedra: not degenerate, positively oriented (or reoriented)
     for (int e = 0; e < mesh->ntet; e++) {

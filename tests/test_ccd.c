@@ -6,6 +6,8 @@
 #include "hd/alcm_pair.h"
 #include "hd/alcm_pairstate.h"
 #include "test_macros.h"
+#define ALCT_RNG_SEED 0x2545F4914F6CDD1Dull
+#include "test_rng.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -15,19 +17,6 @@
 
 // ---- helpers --------------------------------------------------------------------------------
 
-static uint64_t g_rng = 0x2545F4914F6CDD1Dull;
-static void rngSeed(uint64_t s) {
-    g_rng = s ? s : 1;
-}
-static double rngUniform(void) {
-    g_rng ^= g_rng >> 12;
-    g_rng ^= g_rng << 25;
-    g_rng ^= g_rng >> 27;
-    return (double)((g_rng * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
-}
-static double rngRange(double a, double b) {
-    return a + (b - a) * rngUniform();
-}
 static alcV3 rngV3(double s) {
     return alcm_v3(rngRange(-s, s), rngRange(-s, s), rngRange(-s, s));
 }

@@ -3,26 +3,13 @@
 // Hessians against central finite differences, the EE mollifier and the linearized constraint.
 #include "hd/alcm_distance.h"
 #include "test_macros.h"
+#include "test_rng.h"
 
 #include <stdint.h>
 #include <string.h>
 
 // ---- helpers --------------------------------------------------------------------------------
 
-// fixed-seed xorshift64* generator
-static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
-static void rngSeed(uint64_t s) {
-    g_rng = s ? s : 1;
-}
-static double rngUniform(void) {
-    g_rng ^= g_rng >> 12;
-    g_rng ^= g_rng << 25;
-    g_rng ^= g_rng >> 27;
-    return (double)((g_rng * 2685821657736338717ull) >> 11) * (1.0 / 9007199254740992.0);
-}
-static double rngRange(double a, double b) {
-    return a + (b - a) * rngUniform();
-}
 static alcV3 rngV3(double s) {
     return alcm_v3(rngRange(-s, s), rngRange(-s, s), rngRange(-s, s));
 }
