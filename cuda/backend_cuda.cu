@@ -510,6 +510,12 @@ alctStatus opAdvance(void* be, double alpha) {
     return fail(B, alcg_stepVec_advance(B->N, alpha, B->d_xhat, B->d_x, &B->s));
 }
 
+alctStatus opSyncXhat(void* be) {
+    Backend* B = (Backend*)be;
+    // XHAT := 1 X (a copy: the product by one is exact)
+    return fail(B, alcg_stepVec_scale(B->N, 1.0, B->d_x, B->d_xhat, &B->s));
+}
+
 alctStatus opEndStep(void* be, double* x, double* v) {
     Backend* B = (Backend*)be;
     alcgStream* s = &B->s;
@@ -664,7 +670,7 @@ const alciBackendOps kCudaOps = {"cuda",
                                  opGetCarry,
                                  opSetCarry,
                                  opIpcVoid,
-                                 opIpcVoid,
+                                 opSyncXhat,
                                  opIpcConstraints,
                                  opIpcAssemble,
                                  opIpcEnergy,

@@ -135,8 +135,8 @@ typedef struct alciBackendOps_ {
     // ---- the IPC barrier model (host/step_ipc.c); XHAT is its intersection-free iterate ----
     /// XHAT := X with the kinematic vertices at their targets (for a CCD-bounded advance).
     alctStatus (*ipcPlaceKinematic)(void* be);
-    /// XHAT := X.
-    alctStatus (*ipcSyncXhat)(void* be);
+    /// XHAT := X (the IPC model's iterate; the AL model's subproblem restarted from X).
+    alctStatus (*syncXhat)(void* be);
     /// Barrier constraint set at XHAT: *n pairs within dhat, smallest squared distance.
     alctStatus (*ipcConstraints)(void* be, double dhat, int* n, double* minDist2);
     /// G += kappa grad B, H += kappa PSD-projected Hess B at XHAT. With initKappa, first set

@@ -321,6 +321,7 @@ static alctStatus stepOnce(alcSim* sim, alcData* d, double h, int canSplit, int*
             alpha = cout.minToi < 1 ? cout.minToi : 1;
             ccdAlpha = alpha;
         }
+        int invLimited = 0;
         if (invAll || nonInvertible) {
             double ainv = 1;
             st = ops->inversionBound(be, o->inversionFraction, invAll, &ainv);
@@ -328,12 +329,26 @@ static alctStatus stepOnce(alcSim* sim, alcData* d, double h, int canSplit, int*
                 alci_toc(&t);
                 return st;
             }
-            if (ainv < alpha) alpha = ainv;
+            if (ainv < alpha) {
+                alpha = ainv;
+                invLimited = 1;
+            }
         }
         if (alpha < 0) alpha = 0;
         alci_log(sim, 3, "step %ld iter %d: alpha %.3e (ccd %.3e), active %d, mu %.4g, newton %d",
                  d->step + 1, k + 1, alpha, ccdAlpha, ops->nactive(be), cp.mu, s->newton);
         st = ops->advance(be, alpha);
+        // a chord that the inversion bound stops short of a stall: the next subproblem starts
+        // from x instead of the last xhat, whose chord from x passes through an inversion
+        // (docs/architecture.md, "A chord stopped by an inversion restarts the subproblem")
+        if (st == ALC_OK && invLimited && alpha < o->stallAlpha) {
+            st = ops->syncXhat(be);
+            if (st == ALC_OK) st = ops->kinPlace(be, o->inversionFraction, invAll, 0, &kinLeft);
+            alci_log(sim, 3,
+                     "step %ld iter %d: xhat restarted from x (alpha %.3e from the "
+                     "inversion bound)",
+                     d->step + 1, k + 1, alpha);
+        }
         if (st == ALC_OK && contact) st = ops->linearize(be);
         alci_toc(&t);
         if (st != ALC_OK) return st;

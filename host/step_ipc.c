@@ -54,7 +54,7 @@ static alctStatus checkSettings(alcSim* sim, alcData* d, double dhat, double eps
     sim->ipcChecked = 1;
     int ncon = 0;
     double min2 = 0;
-    alctStatus st = sim->be.ops->ipcSyncXhat(sim->be.state);
+    alctStatus st = sim->be.ops->syncXhat(sim->be.state);
     if (st == ALC_OK) st = sim->be.ops->ipcConstraints(sim->be.state, dhat, &ncon, &min2);
     if (st != ALC_OK) return st;
     if (ncon > 0) {
@@ -191,7 +191,7 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
                 }
             }
         }
-        if (st == ALC_OK) st = ops->ipcSyncXhat(be);
+        if (st == ALC_OK) st = ops->syncXhat(be);
         int ncon = 0;
         double min2 = 0;
         if (st == ALC_OK) st = ops->ipcConstraints(be, dhat, &ncon, &min2);

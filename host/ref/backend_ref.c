@@ -416,7 +416,7 @@ static alctStatus opIpcPlaceKinematic(void* be) {
     return ALC_OK;
 }
 
-static alctStatus opIpcSyncXhat(void* be) {
+static alctStatus opSyncXhat(void* be) {
     alcrBackend* B = (alcrBackend*)be;
     memcpy(B->xhat, B->x, sizeof(double) * (size_t)B->N);
     return ALC_OK;
@@ -520,7 +520,7 @@ static const alciBackendOps kRefOps = {"ref",
                                        opGetCarry,
                                        opSetCarry,
                                        opIpcPlaceKinematic,
-                                       opIpcSyncXhat,
+                                       opSyncXhat,
                                        opIpcConstraints,
                                        opIpcAssemble,
                                        opIpcEnergy,
