@@ -887,6 +887,11 @@ extern "C" alctStatus alcg_backend_make(alcSim* sim, alciBackend* out) {
                          "CUDA backend solves by PCG: use backend 'ref' or linear_solver 'pcg'",
                          m->opt.linearSolver == ALC_LINSOLVE_DIRECT ? "direct" : "auto");
     }
+    if (m->opt.hessianReuse) {
+        return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
+                         "hessian_reuse 'step' runs on the reference backend only; use backend "
+                         "'ref' or hessian_reuse 'newton'");
+    }
     if (cudaSetDevice(sim->def.device) != cudaSuccess) {
         cudaGetLastError();
         return ALC_ERROR(sim, ALC_ERR_NO_DEVICE, "CUDA device %d cannot be selected",

@@ -110,9 +110,11 @@ alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
     int backend = def->backend;
     if (backend == ALC_BACKEND_AUTO) {
         // a real device with a backend that runs the whole step; never the emulation; and
-        // only for what the CUDA backend runs (not the IPC model nor a direct linear solver)
+        // only for what the CUDA backend runs (not the IPC model, a direct linear solver nor
+        // the reuse of the Hessian)
         int cuda = alcu_cudaAvailable() && alcg_backend_complete() && !alcg_device_emulated() &&
-                   m->opt.contact != ALC_CONTACT_IPC && m->opt.linearSolver == ALC_LINSOLVE_PCG;
+                   m->opt.contact != ALC_CONTACT_IPC && m->opt.linearSolver == ALC_LINSOLVE_PCG &&
+                   !m->opt.hessianReuse;
         backend = cuda ? ALC_BACKEND_CUDA : ALC_BACKEND_REF;
     }
     sim->backend = backend;

@@ -47,6 +47,7 @@ alcOption alc_defaultOption(void) {
     o.ipcToiTerm = 0;
     o.penaltyScale = 1;
     o.linearSolver = ALC_LINSOLVE_PCG;
+    o.hessianReuse = 0;
     return o;
 }
 

@@ -575,6 +575,8 @@ static alctStatus checkOptions(const alcOption* o, char* err, int errsz) {
     REQ(o->penaltyScale > 0, "penalty_scale %g must be > 0", o->penaltyScale);
     REQ(o->linearSolver >= ALC_LINSOLVE_PCG && o->linearSolver <= ALC_LINSOLVE_AUTO,
         "unknown linear solver %d", o->linearSolver);
+    REQ(o->hessianReuse == 0 || o->hessianReuse == 1, "hessian_reuse %d must be 0 or 1",
+        o->hessianReuse);
 #undef REQ
     return ALC_OK;
 }

@@ -79,6 +79,7 @@ static void opResetContacts(void* be) {
 }
 
 static alctStatus opBeginStep(void* be, const alciStepInput* in) {
+    ((alcrBackend*)be)->elemHFresh = 0;
     alcrBackend* B = (alcrBackend*)be;
     const alcModel* m = B->m;
     B->h = in->h;

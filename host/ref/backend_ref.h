@@ -61,16 +61,18 @@ typedef struct alcrBackend_ {
     double* carry;       // kinPlace's carry-along: displacement left after the body shift (N)
 
     // elasticity: per-tet blocks and the static pattern
-    double* elemH;   // ntet x 144
-    double* elemG;   // ntet x 12
-    double* elemE;   // ntet
-    double* tetMu;   // ntet Lame mu
-    double* tetLam;  // ntet Lame lambda
-    int* tetModel;   // ntet material model
-    int* vtAdr;      // vertex -> incidences (n + 1)
-    int* vtList;     // 4 ntet entries: tet * 4 + local index
-    int* srowptr;    // static pattern (n + 1)
-    int* scol;       // static pattern columns
+    double* elemH;      // ntet x 144
+    int elemHFresh;     // elemH holds this step's Hessians (hessianReuse: computed once a step)
+    long hessianEvals;  // element Hessians computed (all tetrahedra at once), for the tests
+    double* elemG;      // ntet x 12
+    double* elemE;      // ntet
+    double* tetMu;      // ntet Lame mu
+    double* tetLam;     // ntet Lame lambda
+    int* tetModel;      // ntet material model
+    int* vtAdr;         // vertex -> incidences (n + 1)
+    int* vtList;        // 4 ntet entries: tet * 4 + local index
+    int* srowptr;       // static pattern (n + 1)
+    int* scol;          // static pattern columns
     alcrBsr A;
     double* Minv;        // block-Jacobi (n x 9)
     alcrDirect* direct;  // Cholesky solver (linear solver direct or auto), else NULL

@@ -123,7 +123,13 @@ alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out) {
     const alcModel* m = B->m;
     int n = B->n, nt = m->ntet;
     double h2 = B->h * B->h;
-    // per-tetrahedron gradient and projected Hessian (AL paper Eq. 16-17)
+    // per-tetrahedron gradient and projected Hessian (AL paper Eq. 16-17); with hessianReuse
+    // the Hessians of the step's first assembly serve its later Newton iterations (the
+    // gradients are always fresh: the subproblem converges to the same point, in a few more
+    // iterations; bench/results/amd-epyc-2c/grasp.md)
+    int reuse = m->opt.hessianReuse && B->elemHFresh;
+    if (!reuse) B->hessianEvals++;
+    B->elemHFresh = 1;
 #pragma omp parallel for schedule(static) if (nt > ALCR_PAR_MIN)
     for (int t = 0; t < nt; t++) {
         alcV3 x[4];
@@ -131,8 +137,9 @@ alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out) {
         alcM3 Dminv = alcm_m3_load(m->tet_Dminv + 9 * t);
         alcm_tet_gradient(B->tetModel[t], B->tetMu[t], B->tetLam[t], m->tet_vol[t], Dminv, x,
                           B->elemG + 12 * t);
-        alcm_tet_hessian(B->tetModel[t], B->tetMu[t], B->tetLam[t], m->tet_vol[t], Dminv, x,
-                         B->elemH + 144 * t, true);
+        if (!reuse)
+            alcm_tet_hessian(B->tetModel[t], B->tetMu[t], B->tetLam[t], m->tet_vol[t], Dminv, x,
+                             B->elemH + 144 * t, true);
     }
     // gather rows: each row owns its blocks, so rows run in parallel without conflicts
     alcrBsr* A = &B->A;

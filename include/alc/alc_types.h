@@ -190,6 +190,10 @@ typedef struct alcOption_ {
     int ipcToiTerm;            ///< IPC stops on the cumulative TOI rule instead; default 0
     double penaltyScale;       ///< stiffness multiplier of the penalty model; default 1
     int linearSolver;          ///< alctLinearSolver; default ALC_LINSOLVE_PCG
+    int hessianReuse;          ///< 0: the elastic Hessian at every Newton iteration (the AL
+                               ///< paper's Newton); 1: once per step (per attempt of a split
+                               ///< step), reused by its later Newton iterations with fresh
+                               ///< gradients (reference backend only); default 0
 } alcOption;
 
 /// Output format of frames.

@@ -262,7 +262,7 @@ ALC_TEST(backend_contacts) {
 
 /// box_drop with the contact model and linear solver given; the CUDA backend must refuse it with
 /// a message naming the reference backend.
-static int refusedOnCuda(int contact, int linearSolver) {
+static int refusedOnCuda(int contact, int linearSolver, int hessianReuse) {
     char path[1024];
     snprintf(path, sizeof path, "%s/scenes/box_drop.yaml", alct_rootDir());
     alcModel* m = NULL;
@@ -271,6 +271,7 @@ static int refusedOnCuda(int contact, int linearSolver) {
     ENSURE(alc_loadScene(path, &ld, &m, err, sizeof err) == ALC_OK);
     m->opt.contact = contact;
     m->opt.linearSolver = linearSolver;
+    m->opt.hessianReuse = hessianReuse;
     alcSimDef def = alc_defaultSimDef();
     def.backend = ALC_BACKEND_CUDA;
     alcSim* sim = NULL;
@@ -285,14 +286,20 @@ static int refusedOnCuda(int contact, int linearSolver) {
 /// The IPC barrier model stays on the reference backend: selecting it with the CUDA backend is
 /// refused with a message that says so.
 ALC_TEST(backend_ipc_unsupported) {
-    return refusedOnCuda(ALC_CONTACT_IPC, ALC_LINSOLVE_PCG);
+    return refusedOnCuda(ALC_CONTACT_IPC, ALC_LINSOLVE_PCG, 0);
 }
 
 /// So does the sparse direct solver (CHOLMOD runs on the host): linear_solver direct or auto
 /// with the CUDA backend is refused, never silently replaced by PCG.
 ALC_TEST(backend_directSolver_unsupported) {
-    if (refusedOnCuda(ALC_CONTACT_AL, ALC_LINSOLVE_DIRECT) != ALC_TEST_PASS) return ALC_TEST_FAIL;
-    return refusedOnCuda(ALC_CONTACT_AL, ALC_LINSOLVE_AUTO);
+    if (refusedOnCuda(ALC_CONTACT_AL, ALC_LINSOLVE_DIRECT, 0) != ALC_TEST_PASS)
+        return ALC_TEST_FAIL;
+    return refusedOnCuda(ALC_CONTACT_AL, ALC_LINSOLVE_AUTO, 0);
+}
+
+/// And the reuse of the elastic Hessian within a step (alcOption.hessianReuse, reference only).
+ALC_TEST(backend_hessianReuse_unsupported) {
+    return refusedOnCuda(ALC_CONTACT_AL, ALC_LINSOLVE_PCG, 1);
 }
 
 /// A scene that does not fit the device fails cleanly when the sim is made: ALC_ERR_DEVICE_NOMEM
