@@ -424,6 +424,18 @@ ALC_TEST(backend_frictionChangedBetweenSteps) {
     return ALC_TEST_PASS;
 }
 
+/// The scene at path on the reference backend (r) and on the CUDA backend (c); 0 with the
+/// reason printed (and nothing left open) when either sim cannot be made.
+static int openBoth(Run* r, Run* c, const char* path) {
+    if (!openRunOn(r, path, NULL, NULL, -1, ALC_BACKEND_REF)) return 0;
+    if (!openRunOn(c, path, NULL, NULL, -1, ALC_BACKEND_CUDA)) {
+        fprintf(stderr, "  the cuda backend did not make the sim\n");
+        closeRun(r);
+        return 0;
+    }
+    return 1;
+}
+
 /// kinPlace's carry-along (cuda/kin_carry.h) against the reference's: two ends dragged apart by
 /// two cells per step (tests/data/scenes/ends_dragged_apart.yaml), where the driven vertices
 /// cannot be placed alone. Both backends finish each step in a few outer iterations, and the
@@ -433,11 +445,7 @@ ALC_TEST(backend_kinCarry) {
     char path[1024];
     snprintf(path, sizeof path, "%s/tests/data/scenes/ends_dragged_apart.yaml", alct_rootDir());
     Run r, c;
-    ENSURE(openRunOn(&r, path, NULL, NULL, -1, ALC_BACKEND_REF));
-    if (!openRunOn(&c, path, NULL, NULL, -1, ALC_BACKEND_CUDA)) {
-        closeRun(&r);
-        ENSURE_MSG(0, "the cuda backend did not make the sim");
-    }
+    ENSURE(openBoth(&r, &c, path));
     int n = 3 * r.m->nvert;
     double worst = 0;
     for (int k = 0; k < 2; k++) {
@@ -450,6 +458,39 @@ ALC_TEST(backend_kinCarry) {
     alct_note("2 steps: device within %.1e of the reference, %d and %d outer iterations in step 2",
               worst, c.d->stat.outer, r.d->stat.outer);
     ENSURE(worst <= 1e-8 * alct_tolScale());
+    closeRun(&r);
+    closeRun(&c);
+    return ALC_TEST_PASS;
+}
+
+/// The subproblem restart after a chord stopped by the inversion bound (host/step.c, syncXhat):
+/// box_drop with thresholds that make it fire at the landing (as tests/test_split.c's
+/// split_restartAfterInversionBound), on both backends: the device follows the reference.
+ALC_TEST(backend_restartAfterInversionBound) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/scenes/box_drop.yaml", alct_rootDir());
+    Run r, c;
+    ENSURE(openBoth(&r, &c, path));
+    const Run* runs[2] = {&r, &c};
+    for (int i = 0; i < 2; i++) {
+        alcOption* o = &runs[i]->m->opt;
+        o->inversion = ALC_INVERSION_ALL;
+        o->inversionFraction = 0.99;
+        o->stallAlpha = 0.999;
+        o->stallIters = 1000000;
+        o->splitDepth = 0;
+    }
+    int n = 3 * r.m->nvert;
+    double worst = 0;
+    for (int k = 0; k < 30; k++) {
+        ENSURE(stepRun(&r) && stepRun(&c));
+        worst = fmax(worst, relDiff(c.d->x, r.d->x, n));
+    }
+    alct_note(
+        "30 steps (69 restarts on the reference, split_restartAfterInversionBound): device within "
+        "%.1e of the reference; Newton %ld and %ld",
+        worst, c.d->run.newton, r.d->run.newton);
+    ENSURE(worst <= 1e-6 * alct_tolScale());
     closeRun(&r);
     closeRun(&c);
     return ALC_TEST_PASS;
