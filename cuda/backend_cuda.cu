@@ -512,8 +512,11 @@ alctStatus opAdvance(void* be, double alpha) {
 
 alctStatus opSyncXhat(void* be) {
     Backend* B = (Backend*)be;
-    // XHAT := 1 X (a copy: the product by one is exact)
-    return fail(B, alcg_stepVec_scale(B->N, 1.0, B->d_x, B->d_xhat, &B->s));
+    if (cudaMemcpyAsync(B->d_xhat, B->d_x, sizeof(double) * (size_t)B->N, cudaMemcpyDeviceToDevice,
+                        (cudaStream_t)B->s.stream) != cudaSuccess) {
+        return ALC_ERROR(B->sim, ALC_ERR_CUDA, "cuda backend: copying X to XHAT failed");
+    }
+    return ALC_OK;
 }
 
 alctStatus opEndStep(void* be, double* x, double* v) {

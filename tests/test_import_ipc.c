@@ -55,6 +55,15 @@ static alctStatus importScript(const char* name, const char* text, alciIpcScript
     return alci_ipc_import(s, &def, res, err, errsz);
 }
 
+/// Load OUT/name.yaml written by importScript.
+static alcModel* loadImported(const char* name, char* err, int errsz) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/out/%s.yaml", tmpDir(), name);
+    alcModel* m = NULL;
+    if (alc_loadScene(path, NULL, &m, err, errsz) != ALC_OK) return NULL;
+    return m;
+}
+
 static int hasMessage(const alciIpcScript* s, const char* a, const char* b) {
     for (int i = 0; i < s->nmsg; i++)
         if (strstr(s->msg[i], a) && (!b || strstr(s->msg[i], b))) return 1;
@@ -85,9 +94,8 @@ ALC_TEST(import_ipc_rotation_order) {
     for (int i = 0; i < 12; i++) ENSURE_NEAR(m.vert[i], want[i], 1e-12);
     alci_mesh_free(&m);
     // the written scene loads with the same positions (alcove's euler order would give (1,4,3))
-    alcModel* model = NULL;
-    snprintf(path, sizeof path, "%s/out/rot.yaml", tmpDir());
-    ENSURE_MSG(alc_loadScene(path, NULL, &model, err, sizeof err) == ALC_OK, "%s", err);
+    alcModel* model = loadImported("rot", err, sizeof err);
+    ENSURE_MSG(model, "%s", err);
     ENSURE(model->nvert == 4);
     for (int i = 0; i < 12; i++) ENSURE_NEAR(model->vert_x0[i], want[i], 1e-12);
     ENSURE(model->opt.gravity[1] == 0);
@@ -116,10 +124,8 @@ ALC_TEST(import_ipc_size_and_tolerances) {
     ENSURE_NEAR(res.dhat, 1e-3 * diag, 1e-15);
     ENSURE_NEAR(res.epsv, 1e-2 * diag, 1e-15);
     ENSURE(res.steps == 20 && res.nbody == 2);
-    alcModel* m = NULL;
-    char path[512];
-    snprintf(path, sizeof path, "%s/out/size.yaml", tmpDir());
-    ENSURE_MSG(alc_loadScene(path, NULL, &m, err, sizeof err) == ALC_OK, "%s", err);
+    alcModel* m = loadImported("size", err, sizeof err);
+    ENSURE_MSG(m, "%s", err);
     ENSURE_NEAR(m->opt.delta, 1e-3 * diag, 1e-12);
     ENSURE_NEAR(m->opt.frictionEpsV, 1e-2 * diag, 1e-12);
     ENSURE_NEAR(m->opt.timestep, 0.05, 1e-15);
@@ -151,10 +157,8 @@ ALC_TEST(import_ipc_twist_and_obstacles) {
     ENSURE(hasMessage(&s, "twist.txt:1: warning", "twist handles on surface shape 1"));
     alci_ipc_freeScript(&s);
     ENSURE(res.nbody == 1 && res.nobstacle == 2 && res.ndriver == 2);
-    alcModel* m = NULL;
-    char path[512];
-    snprintf(path, sizeof path, "%s/out/twist.yaml", tmpDir());
-    ENSURE_MSG(alc_loadScene(path, NULL, &m, err, sizeof err) == ALC_OK, "%s", err);
+    alcModel* m = loadImported("twist", err, sizeof err);
+    ENSURE_MSG(m, "%s", err);
     ENSURE(m->body_vertadr[0] == 0 && m->body_vertnum[0] == 8);
     for (int v = 0; v < 8; v++) {
         int k = m->vert_driver[v];
@@ -182,10 +186,8 @@ ALC_TEST(import_ipc_dbc_motion) {
     ENSURE_MSG(st == ALC_OK, "%s", err);
     alci_ipc_freeScript(&s);
     ENSURE(res.ndriver == 1);
-    alcModel* m = NULL;
-    char path[512];
-    snprintf(path, sizeof path, "%s/out/dbc.yaml", tmpDir());
-    ENSURE_MSG(alc_loadScene(path, NULL, &m, err, sizeof err) == ALC_OK, "%s", err);
+    alcModel* m = loadImported("dbc", err, sizeof err);
+    ENSURE_MSG(m, "%s", err);
     int driven = 0;
     for (int v = 0; v < 8; v++) {
         int k = m->vert_driver[v];
@@ -216,10 +218,8 @@ ALC_TEST(import_ipc_dragright) {
     ENSURE_MSG(st == ALC_OK, "%s", err);
     alci_ipc_freeScript(&s);
     ENSURE(res.ndriver == 1);
-    alcModel* m = NULL;
-    char path[512];
-    snprintf(path, sizeof path, "%s/out/drag.yaml", tmpDir());
-    ENSURE_MSG(alc_loadScene(path, NULL, &m, err, sizeof err) == ALC_OK, "%s", err);
+    alcModel* m = loadImported("drag", err, sizeof err);
+    ENSURE_MSG(m, "%s", err);
     // the obstacle's right end in the scene's frame (the importer shifts and scales the shapes)
     ENSURE(m->nbody == 2);
     double right = -HUGE_VAL;
@@ -307,15 +307,6 @@ ALC_TEST(import_ipc_malformed_line) {
 }
 
 // ---- the scripted motions of the paper's examples ------------------------------------------
-
-/// Load OUT/name.yaml written by importScript.
-static alcModel* loadImported(const char* name, char* err, int errsz) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/out/%s.yaml", tmpDir(), name);
-    alcModel* m = NULL;
-    if (alc_loadScene(path, NULL, &m, err, errsz) != ALC_OK) return NULL;
-    return m;
-}
 
 /// Index of the body (solid or obstacle) named name, -1 if none.
 static int bodyNamed(const alcModel* m, const char* name) {
