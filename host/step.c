@@ -189,6 +189,11 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         int done = r == 1 && (flips == 0 || !contact || (!settle && crossings > ALCI_FLIP_RETRIES));
         // a converged iterate ends it too (p vanishing at rounding level)
         done |= sout.pInf <= 1e-14 * (m->diag > 0 ? m->diag : 1);
+        // and so does a step the line search took without lowering L at all (accepted as a
+        // rounding-level change): xhat is stationary to the rounding of L, and the next Newton
+        // iteration would solve for the same direction again, up to the Newton cap (issue 18:
+        // on the momentum scene 19 of every 20 Newton iterations of a settled step were such)
+        done |= !(L < L0);
         if (done && *kinLeft > 0) {
             // moving boundaries short of their targets follow as far as the relaxed mesh
             // allows, and the Newton iterations go on from there

@@ -147,8 +147,9 @@ ALC_TEST(scenes_allCleanAtEveryStep) {
     char cmd[2600];
     snprintf(cmd, sizeof cmd, "/usr/bin/python3 -c 'import meshio, vtk' >/dev/null 2>&1");
     if (system(cmd) != 0) {
-        alct_note("frames not opened: /usr/bin/python3 lacks meshio or vtk (python3-meshio, "
-                  "python3-vtk9); output_framesOpenInMeshioAndVtk reports itself skipped");
+        alct_note(
+            "frames not opened: /usr/bin/python3 lacks meshio or vtk (python3-meshio, "
+            "python3-vtk9); output_framesOpenInMeshioAndVtk reports itself skipped");
         return ALC_TEST_PASS;
     }
     const char* fdir = alct_tmpDir("scene_frames", NULL);
@@ -238,6 +239,63 @@ ALC_TEST(scenes_freeBodyKeepsItsMotion) {
         worst, 1 - eps, busy);
     ENSURE(busy > 0);  // the contact region did limit alpha
     ENSURE(worst >= 1 - eps - 1e-6);
+    closeRun(&r);
+    return ALC_TEST_PASS;
+}
+
+/// Newton iterations of each subproblem, from the per-outer-iteration log lines
+/// "step S iter K: ..., newton N" (N counts the step's Newton iterations so far).
+typedef struct SubproblemLog_ {
+    long step;
+    int newton;  // the step's count at the last line
+    int most;    // most Newton iterations of one subproblem
+    int subproblems;
+} SubproblemLog;
+
+static void logSubproblems(void* user, int level, const char* msg) {
+    SubproblemLog* c = (SubproblemLog*)user;
+    long step = 0;
+    int iter = 0, newton = 0;
+    const char* a = strstr(msg, "step ");
+    const char* b = strstr(msg, "newton ");
+    if (level < 3 || !a || !b || sscanf(a, "step %ld iter %d", &step, &iter) != 2 ||
+        sscanf(b, "newton %d", &newton) != 1) {
+        return;
+    }
+    if (step != c->step) c->newton = 0;
+    if (newton - c->newton > c->most) c->most = newton - c->newton;
+    c->step = step;
+    c->newton = newton;
+    c->subproblems++;
+}
+
+/// A subproblem whose iterate is stationary to the rounding of L ends (host/step.c): a Newton
+/// step that the line search takes without lowering L is not repeated up to the Newton cap. On
+/// the momentum scene's first 10 steps, settled subproblems with no active pair did exactly
+/// that before (20 Newton iterations, the cap, in step 3's last four subproblems: 242 in all).
+ALC_TEST(scenes_stationarySubproblemEnds) {
+    Run r;
+    ENSURE(openScene(&r, "scenes/momentum.yaml", NULL, NULL));
+    SubproblemLog c = {0};
+    alcSimDef def = alc_defaultSimDef();
+    def.backend = ALC_BACKEND_REF;
+    def.threads = 1;
+    def.verbosity = 3;
+    def.log = logSubproblems;
+    def.user = &c;
+    alcSim* sim = NULL;
+    ENSURE_OK(alc_makeSim(r.m, &def, &sim));
+    long newton = 0;
+    for (int k = 0; k < 10; k++) {
+        ENSURE_OK(alc_step(sim, r.d));
+        newton += r.d->stat.newton;
+    }
+    alct_note("10 steps: %ld Newton iterations in %d subproblems, at most %d in one (cap %d)",
+              newton, c.subproblems, c.most, r.m->opt.maxNewton);
+    ENSURE(c.subproblems >= 60);
+    ENSURE(c.most < r.m->opt.maxNewton);
+    ENSURE(newton < 150);
+    alc_deleteSim(sim);
     closeRun(&r);
     return ALC_TEST_PASS;
 }
