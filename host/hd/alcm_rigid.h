@@ -167,18 +167,18 @@ typedef struct {
     alcI x, y, z;
 } alcIV3;
 
-/// R(theta) a over the box theta of rotation vectors, in interval arithmetic (Eq. 14 as in
-/// alcm_rodrigues, with the
-/// interval sinc of RIPC App. A.3). Encloses R(th) a for every th in the box.
+/// R(theta) a over the boxes theta of rotation vectors and a of positions, in interval
+/// arithmetic (Eq. 14 as in alcm_rodrigues, with the interval sinc of RIPC App. A.3). Encloses
+/// R(th) b for every th and b in the boxes.
 /// @param[in] th  interval rotation vector (rad)
-/// @param[in] a   body-frame position (m)
-ALC_HD alcIV3 alcm_i_rotate(alcIV3 th, alcV3 a) {
+/// @param[in] a   interval position (m)
+ALC_HD alcIV3 alcm_i_rotateIV(alcIV3 th, alcIV3 a) {
     alcI n =
         alcm_i_sqrt(alcm_i_add(alcm_i_add(alcm_i_sqr(th.x), alcm_i_sqr(th.y)), alcm_i_sqr(th.z)));
     alcI s = alcm_i_sinc(n);
     alcI c = alcm_i_sinc(alcm_i_scale(n, 0.5));
     alcI c2 = alcm_i_scale(alcm_i_sqr(c), 0.5);
-    alcI A[3] = {alcm_i_point(a.x), alcm_i_point(a.y), alcm_i_point(a.z)};
+    alcI A[3] = {a.x, a.y, a.z};
     alcI T[3] = {th.x, th.y, th.z};
     // k = theta x a, k2 = theta x (theta x a): [theta] a and [theta]^2 a
     alcI k[3], k2[3];
@@ -195,6 +195,15 @@ ALC_HD alcIV3 alcm_i_rotate(alcIV3 th, alcV3 a) {
         r[i] = alcm_i_add(A[i], alcm_i_add(alcm_i_mul(s, k[i]), alcm_i_mul(c2, k2[i])));
     alcIV3 out = {r[0], r[1], r[2]};
     return out;
+}
+
+/// R(theta) a over the box theta of rotation vectors, for a body-frame point a: as
+/// alcm_i_rotateIV with a point interval.
+/// @param[in] th  interval rotation vector (rad)
+/// @param[in] a   body-frame position (m)
+ALC_HD alcIV3 alcm_i_rotate(alcIV3 th, alcV3 a) {
+    alcIV3 ai = {alcm_i_point(a.x), alcm_i_point(a.y), alcm_i_point(a.z)};
+    return alcm_i_rotateIV(th, ai);
 }
 
 /// Upper bound of the Euclidean norm of every vector in an interval box.
@@ -277,6 +286,75 @@ ALC_HD alcAabb alcm_rigidPath_box(const alcRigidPath* p, double t0, double t1, d
     alcAabb b =
         alcm_aabb_addPoint(alcm_aabb_point(alcm_rigidPath_at(p, t0)), alcm_rigidPath_at(p, t1));
     return alcm_aabb_grow(b, r + alcm_rigidPath_deviation(p, t0, t1));
+}
+
+/// theta0 + t (theta1 - theta0) over the interval t, componentwise, in interval arithmetic.
+ALC_HD alcIV3 alcm_iv3_lerp(alcV3 v0, alcV3 v1, alcI t) {
+    alcIV3 r = {alcm_i_add(alcm_i_point(v0.x),
+                           alcm_i_mul(t, alcm_i_sub(alcm_i_point(v1.x), alcm_i_point(v0.x)))),
+                alcm_i_add(alcm_i_point(v0.y),
+                           alcm_i_mul(t, alcm_i_sub(alcm_i_point(v1.y), alcm_i_point(v0.y)))),
+                alcm_i_add(alcm_i_point(v0.z),
+                           alcm_i_mul(t, alcm_i_sub(alcm_i_point(v1.z), alcm_i_point(v0.z))))};
+    return r;
+}
+
+/// Where a point of one moving body lies in the frame of another over [t0, t1] (RIPC §4.3,
+/// Eq. 15 and 17): a box holding R(theta_B(t))^T (R(theta_A(t)) a + q_A(t) - q_B(t)) for every
+/// t in [t0, t1], each rotation vector and translation linear in t: the intersection of the
+/// interval-arithmetic box (outward rounding; R^T = R(-theta)) and the box of the end points
+/// grown by a speed bound. Distances are the same in every frame, so a primitive of
+/// A that comes within d of one of B at some t has frame boxes within d of B's body-frame box:
+/// the broad phase queries B's static body-frame hierarchy with these boxes (host/rigid_bvh.h).
+/// @param[in] pa      the point of A, with A's motion (pa.a in A's body frame)
+/// @param[in] thB0, thB1, qB0, qB1  B's motion (rad, m)
+/// @param[in] t0, t1  the sub-interval, 0 <= t0 <= t1 <= 1 (units of the step)
+/// @return the box in B's body frame (m).
+ALC_HD alcAabb alcm_rigid_frameBox(const alcRigidPath* pa, alcV3 thB0, alcV3 thB1, alcV3 qB0,
+                                   alcV3 qB1, double t0, double t1) {
+    alcI t = alcm_i(t0, t1);
+    alcIV3 thA = alcm_iv3_lerp(pa->theta0, pa->theta1, t);
+    alcIV3 x = alcm_i_rotate(thA, pa->a);
+    alcIV3 qA = alcm_iv3_lerp(pa->q0, pa->q1, t), qB = alcm_iv3_lerp(qB0, qB1, t);
+    alcIV3 z = {alcm_i_add(x.x, alcm_i_sub(qA.x, qB.x)), alcm_i_add(x.y, alcm_i_sub(qA.y, qB.y)),
+                alcm_i_add(x.z, alcm_i_sub(qA.z, qB.z))};
+    alcIV3 thB = alcm_iv3_lerp(thB0, thB1, t);
+    alcIV3 mth = {alcm_i_neg(thB.x), alcm_i_neg(thB.y), alcm_i_neg(thB.z)};
+    alcIV3 y = alcm_i_rotateIV(mth, z);
+    alcAabb b;
+    b.lo = alcm_v3(y.x.lo, y.y.lo, y.z.lo);
+    b.hi = alcm_v3(y.x.hi, y.y.hi, y.z.hi);
+    // the chord between the ends, grown by the speed bound: y' = R_B^T z' + (R_B^T)' z, with
+    // |z'| <= |dthA| |a| + |dqA - dqB| and |(R_B^T)' z| <= |dthB| |z| (the rotation-vector
+    // Jacobian's singular values are at most 1, as in alcm_rigidPath_devSpeed), and
+    // |z| <= |a| + the larger of |qA - qB| at the two ends (it is linear in t); a point moving
+    // at speed v stays within v (t1 - t0) / 2 of its chord. The interval box suffers from
+    // dependency over a large turn, this one from a long lever arm: both hold the path, and so
+    // does their intersection.
+    alcV3 e[2];
+    double tt[2] = {t0, t1};
+    for (int k = 0; k < 2; k++) {
+        alcV3 thBk = alcm_v3_add(alcm_v3_scale(thB0, 1.0 - tt[k]), alcm_v3_scale(thB1, tt[k]));
+        alcV3 qBk = alcm_v3_add(alcm_v3_scale(qB0, 1.0 - tt[k]), alcm_v3_scale(qB1, tt[k]));
+        e[k] = alcm_m3_mulv(alcm_rodrigues(alcm_v3_scale(thBk, -1.0)),
+                            alcm_v3_sub(alcm_rigidPath_at(pa, tt[k]), qBk));
+    }
+    double an = alcm_v3_norm(pa->a);
+    double lever =
+        an + fmax(alcm_v3_norm(alcm_v3_sub(pa->q0, qB0)), alcm_v3_norm(alcm_v3_sub(pa->q1, qB1)));
+    double v = alcm_v3_norm(alcm_v3_sub(thB1, thB0)) * lever +
+               alcm_v3_norm(alcm_v3_sub(pa->theta1, pa->theta0)) * an +
+               alcm_v3_norm(alcm_v3_sub(alcm_v3_sub(pa->q1, pa->q0), alcm_v3_sub(qB1, qB0)));
+    // rounding of the two end points (two rotations and a few sums of these magnitudes)
+    double mag = lever * (1.0 + alcm_v3_norm(pa->theta0) + alcm_v3_norm(pa->theta1) +
+                          alcm_v3_norm(thB0) + alcm_v3_norm(thB1)) +
+                 alcm_v3_norm(pa->q0) + alcm_v3_norm(pa->q1) + alcm_v3_norm(qB0) +
+                 alcm_v3_norm(qB1);
+    double dev = 0.5 * v * (t1 - t0) * (1.0 + 1e-14) + 128.0 * ALCM_I_EPS * mag;
+    alcAabb c = alcm_aabb_grow(alcm_aabb_addPoint(alcm_aabb_point(e[0]), e[1]), dev);
+    b.lo = alcm_v3(fmax(b.lo.x, c.lo.x), fmax(b.lo.y, c.lo.y), fmax(b.lo.z, c.lo.z));
+    b.hi = alcm_v3(fmin(b.hi.x, c.hi.x), fmin(b.hi.y, c.hi.y), fmin(b.hi.z, c.hi.z));
+    return b;
 }
 
 #endif  // ALC_HD_ALCM_RIGID_H_
