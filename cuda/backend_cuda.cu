@@ -895,6 +895,11 @@ extern "C" alctStatus alcg_backend_make(alcSim* sim, alciBackend* out) {
                          "hessian_reuse 'step' runs on the reference backend only; use backend "
                          "'ref' or hessian_reuse 'newton'");
     }
+    if (m->nrigid > 0) {
+        return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
+                         "rigid bodies run on the reference backend only so far (issue 17); use "
+                         "backend 'ref'");
+    }
     if (cudaSetDevice(sim->def.device) != cudaSuccess) {
         cudaGetLastError();
         return ALC_ERROR(sim, ALC_ERR_NO_DEVICE, "CUDA device %d cannot be selected",

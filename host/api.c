@@ -107,14 +107,21 @@ alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
     sim->kinTarget = (double*)calloc((size_t)m->nvert * 3, sizeof(double));
     if (!sim->kinMask || !sim->kinTarget) return ALC_ERROR(sim, ALC_ERR_NOMEM, "out of memory");
 
+    if (m->nrigid > 0 && m->opt.contact != ALC_CONTACT_NONE) {
+        return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
+                         "the model has %d rigid bodies: they run with contact model 'none' only "
+                         "so far (contact on rigid DOFs is the next part of issue 17); set "
+                         "solver.contact: none",
+                         m->nrigid);
+    }
     int backend = def->backend;
     if (backend == ALC_BACKEND_AUTO) {
         // a real device with a backend that runs the whole step; never the emulation; and
-        // only for what the CUDA backend runs (not the IPC model, a direct linear solver nor
-        // the reuse of the Hessian)
+        // only for what the CUDA backend runs (not the IPC model, a direct linear solver, the
+        // reuse of the Hessian nor rigid bodies)
         int cuda = alcu_cudaAvailable() && alcg_backend_complete() && !alcg_device_emulated() &&
                    m->opt.contact != ALC_CONTACT_IPC && m->opt.linearSolver == ALC_LINSOLVE_PCG &&
-                   !m->opt.hessianReuse;
+                   !m->opt.hessianReuse && m->nrigid == 0;
         backend = cuda ? ALC_BACKEND_CUDA : ALC_BACKEND_REF;
     }
     sim->backend = backend;

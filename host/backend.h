@@ -21,6 +21,9 @@ typedef struct alciStepInput_ {
     const unsigned char* kinMask;  // 1 if the vertex is kinematic this step (nvert)
     double h;                      // time step (s)
     const double* gravity;         // (3) m/s^2
+    double* rigidPose;             // rigid bodies' poses at t (nrigid x 6): read by beginStep,
+                                   // the poses at t + h written there by endStep
+    double* rigidPosePrev;         // the poses at t - h, then those at t (nrigid x 6)
 } alciStepInput;
 
 /// Contact parameters of the AL (or penalty) energy, AL paper Eq. 10-14.

@@ -144,6 +144,8 @@ static void putState(Out* o, const alcSim* sim, const alcData* d, const alcmPair
     put(o, d->x, sizeof(double) * n3);
     put(o, d->v, sizeof(double) * n3);
     put(o, d->kin_target, sizeof(double) * n3);
+    put(o, d->rigid_pose, sizeof(double) * 6 * (size_t)m->nrigid);
+    put(o, d->rigid_posePrev, sizeof(double) * 6 * (size_t)m->nrigid);
     put(o, d->driver_external, sizeof(int) * (size_t)m->ndriver);
     put(o, d->driver_released, sizeof(int) * (size_t)m->ndriver);
     put(o, d->body_force, sizeof(double) * 3 * (size_t)m->nbody);
@@ -392,6 +394,8 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
         get(&in, t->x, sizeof(double) * n3);
         get(&in, t->v, sizeof(double) * n3);
         get(&in, t->kin_target, sizeof(double) * n3);
+        get(&in, t->rigid_pose, sizeof(double) * 6 * (size_t)m->nrigid);
+        get(&in, t->rigid_posePrev, sizeof(double) * 6 * (size_t)m->nrigid);
         get(&in, t->driver_external, sizeof(int) * (size_t)m->ndriver);
         get(&in, t->driver_released, sizeof(int) * (size_t)m->ndriver);
         get(&in, t->body_force, sizeof(double) * 3 * (size_t)m->nbody);

@@ -1,5 +1,6 @@
 // alcData: allocation in one 64-byte aligned buffer (X-macro list), reset and state hash.
 #include "alc_internal.h"
+#include "hd/alcm_rigid.h"
 #include "model_xmacro.h"
 
 #include <stdlib.h>
@@ -15,6 +16,7 @@ alctStatus alc_makeData(const alcModel* m, alcData** out) {
     d->nvert = m->nvert;
     d->nbody = m->nbody;
     d->ndriver = m->ndriver;
+    d->nrigid = m->nrigid;
     size_t n = 0;
     const alcData* S = d;
 #define X(type, name, count) n += ALIGN64(sizeof(type) * (size_t)(count));
@@ -53,6 +55,19 @@ void alc_resetData(const alcModel* m, alcData* d) {
     for (int v = 0; v < m->nvert; v++) {
         if (m->vert_driver[v] >= 0) d->v[3 * v] = d->v[3 * v + 1] = d->v[3 * v + 2] = 0;
     }
+    // rigid bodies: the pose one step earlier from the initial velocities, R_prev =
+    // R(-h omega) R_0 (omega in world axes) and q_prev = q_0 - h v, so that implicit Euler's
+    // velocity (pose - posePrev) / h starts at them
+    double h = m->opt.timestep;
+    for (int r = 0; r < m->nrigid; r++) {
+        const double* p0 = m->rigid_pose0 + 6 * r;
+        const double* v0 = m->rigid_vel0 + 6 * r;
+        memcpy(d->rigid_pose + 6 * r, p0, sizeof(double) * 6);
+        alcM3 R0 = alcm_rodrigues(alcm_v3_load(p0));
+        alcM3 Rp = alcm_m3_mul(alcm_rodrigues(alcm_v3_scale(alcm_v3_load(v0), -h)), R0);
+        alcm_v3_store(d->rigid_posePrev + 6 * r, alcm_rotation_log(Rp));
+        for (int k = 0; k < 3; k++) d->rigid_posePrev[6 * r + 3 + k] = p0[3 + k] - h * v0[3 + k];
+    }
     memcpy(d->kin_target, m->vert_x0, sizeof(double) * 3 * (size_t)m->nvert);
     memset(d->driver_external, 0, sizeof(int) * (size_t)m->ndriver);
     memset(d->driver_released, 0, sizeof(int) * (size_t)m->ndriver);
@@ -82,5 +97,9 @@ uint64_t alc_stateHash(const alcData* d) {
     h = fnv(h, d->x, sizeof(double) * 3 * (size_t)d->nvert);
     h = fnv(h, d->v, sizeof(double) * 3 * (size_t)d->nvert);
     h = fnv(h, &d->time, sizeof d->time);
+    if (d->nrigid > 0) {
+        h = fnv(h, d->rigid_pose, sizeof(double) * 6 * (size_t)d->nrigid);
+        h = fnv(h, d->rigid_posePrev, sizeof(double) * 6 * (size_t)d->nrigid);
+    }
     return h;
 }

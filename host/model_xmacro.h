@@ -32,6 +32,13 @@
     X(int,    body_edgeadr,  S->nbody)                    \
     X(int,    body_edgenum,  S->nbody)                    \
     X(int,    body_nameadr,  S->nbody)                    \
+    X(int,    body_rigid,    S->nbody)                    \
+    X(int,    rigid_body,    S->nrigid)                   \
+    X(double, rigid_mass,    S->nrigid)                   \
+    X(double, rigid_inertia, S->nrigid * 3)               \
+    X(double, rigid_pose0,   S->nrigid * 6)               \
+    X(double, rigid_vel0,    S->nrigid * 6)               \
+    X(double, vert_local,    S->nvert * 3)                \
     X(int,    mat_model,     S->nmat)                     \
     X(double, mat_density,   S->nmat)                     \
     X(double, mat_young,     S->nmat)                     \
@@ -50,6 +57,8 @@
 #define ALC_DATA_ARRAYS(X)                             \
     X(double, x,               S->nvert * 3)              \
     X(double, v,               S->nvert * 3)              \
+    X(double, rigid_pose,      S->nrigid * 6)             \
+    X(double, rigid_posePrev,  S->nrigid * 6)             \
     X(double, kin_target,      S->nvert * 3)              \
     X(int,    driver_external, S->ndriver)                \
     X(int,    driver_released, S->ndriver)                \

@@ -387,6 +387,8 @@ static int resolvePath(Loader* L, alciYNode* at, const char* rel, char* out, siz
 }
 
 /// Read the mesh: map of a body or obstacle into mesh (validated).
+/// solid: 1 a body (tetrahedra required from a file), 2 a rigid body (tetrahedra or a closed
+/// surface), 0 an obstacle.
 static int readMesh(Loader* L, alciYNode* owner, int solid, alciMesh* mesh) {
     alciYNode* n = alciy_get(owner, "mesh");
     if (!n) return alciy_fail(&L->y, owner, "missing required key 'mesh'");
@@ -408,7 +410,7 @@ static int readMesh(Loader* L, alciYNode* owner, int solid, alciMesh* mesh) {
         if (!resolvePath(L, g, g->str, path, sizeof path)) return 0;
         st = alci_mesh_read(path, mesh, msg, sizeof msg);
         if (st != ALC_OK) return alciy_fail(&L->y, g, "cannot read mesh: %s", msg);
-        if (solid && mesh->ntet == 0) {
+        if (solid == 1 && mesh->ntet == 0) {
             alci_mesh_free(mesh);
             return alciy_fail(&L->y, g, "mesh '%s' has no tetrahedra (a solid needs a volume mesh)",
                               g->str);
@@ -764,9 +766,10 @@ static int readBodyList(Loader* L, alciYNode* root, const char* section, int sol
     if (!list) return 1;
     if (list->kind != ALCY_SEQ)
         return alciy_fail(&L->y, list, "%s must be a list (lines starting with '- ')", section);
-    static const char* const bodyKeys[] = {"name",     "mesh",    "material", "position",
-                                           "rotation", "scale",   "velocity", "angular_velocity",
-                                           "array",    "drivers", "motion",   NULL};
+    static const char* const bodyKeys[] = {
+        "name",     "type",   "mesh",     "material",         "position",
+        "rotation", "scale",  "velocity", "angular_velocity", "array",
+        "drivers",  "motion", NULL};
     static const char* const obstacleKeys[] = {"name",     "mesh",  "material", "position",
                                                "rotation", "scale", "motion",   NULL};
     for (int bi = 0; bi < list->n; bi++) {
@@ -779,6 +782,25 @@ static int readBodyList(Loader* L, alciYNode* root, const char* section, int sol
         if (!name) name = autoname;
         alcBodyDef bd = alc_defaultBodyDef();
         bd.type = solid ? ALC_BODY_SOLID : ALC_BODY_OBSTACLE;
+        int rigid = 0;
+        if (solid) {
+            const char* type = NULL;
+            if (!alciy_getString(&L->y, b, "type", &type, 0)) return 0;
+            if (type && !strcmp(type, "rigid")) {
+                rigid = 1;
+                bd.type = ALC_BODY_RIGID;
+            } else if (type && strcmp(type, "solid")) {
+                return alciy_fail(&L->y, alciy_get(b, "type"),
+                                  "unknown body type '%s' (solid or rigid)", type);
+            }
+            if (rigid && (alciy_get(b, "drivers") || alciy_get(b, "motion"))) {
+                return alciy_fail(
+                    &L->y,
+                    alciy_get(b, "drivers") ? alciy_get(b, "drivers") : alciy_get(b, "motion"),
+                    "a rigid body cannot be driven yet (kinematic rigid bodies by "
+                    "pose are the next part of issue 17)");
+            }
+        }
         const char* mat = NULL;
         if (!alciy_getString(&L->y, b, "material", &mat, 0)) return 0;
         if (mat && !findMaterial(L, alciy_get(b, "material"), mat, &bd.material)) return 0;
@@ -807,13 +829,16 @@ static int readBodyList(Loader* L, alciYNode* root, const char* section, int sol
             }
         }
         alciMesh mesh;
-        if (!readMesh(L, b, solid, &mesh)) return 0;
+        if (!readMesh(L, b, rigid ? 2 : solid, &mesh)) return 0;
         bd.nvert = mesh.nvert;
         bd.vert = mesh.vert;
         bd.ntet = mesh.ntet;
         bd.tet = mesh.tet;
-        bd.ntri = solid ? 0 : mesh.ntri;
-        bd.tri = solid ? NULL : mesh.tri;
+        // a solid's (and a rigid body's) surface is the boundary of its tetrahedra; a rigid body
+        // may be a closed surface alone
+        int surf = !solid || (rigid && mesh.ntet == 0);
+        bd.ntri = surf ? mesh.ntri : 0;
+        bd.tri = surf ? mesh.tri : NULL;
         alciYNode* drivers = solid ? alciy_get(b, "drivers") : NULL;
         alciYNode* motion = alciy_get(b, "motion");
         if (!alciy_checkKeys(&L->y, b, solid ? bodyKeys : obstacleKeys)) {

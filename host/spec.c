@@ -2,9 +2,11 @@
 // (host/scene.c) fills the same builder, so code-built and file-built models are one path.
 #include "alc_internal.h"
 #include "check.h"
+#include "hd/alcm_rigid.h"
 #include "hd/alcm_vec.h"
 #include "mesh.h"
 #include "model_xmacro.h"
+#include "rigid_mass.h"
 
 #include <float.h>
 #include <math.h>
@@ -279,8 +281,15 @@ alctStatus alc_specAddBody(alcSpec* s, const alcBodyDef* def, int* index) {
     char autoname[32];
     snprintf(autoname, sizeof autoname, "body%d", s->nbody);
     const char* nm = def->name ? def->name : autoname;
-    if (def->type != ALC_BODY_SOLID && def->type != ALC_BODY_OBSTACLE) {
+    if (def->type != ALC_BODY_SOLID && def->type != ALC_BODY_OBSTACLE &&
+        def->type != ALC_BODY_RIGID) {
         return specFail(s, ALC_ERR_INVALID_ARG, "body '%s': unknown type %d", nm, def->type);
+    }
+    if (def->type == ALC_BODY_RIGID && (def->ntet <= 0 || !def->tet) &&
+        (def->ntri <= 0 || !def->tri)) {
+        return specFail(s, ALC_ERR_INVALID_ARG,
+                        "body '%s': a rigid body needs tetrahedra or a closed triangle surface",
+                        nm);
     }
     if (def->nvert <= 0 || !def->vert) {
         return specFail(s, ALC_ERR_INVALID_ARG, "body '%s': no vertices", nm);
@@ -428,8 +437,39 @@ typedef struct {
     alciMesh mesh;  // transformed, compacted, with boundary triangles
     int* edges;     // nedge x 2
     int nedge;
-    int* localToNew;  // spec vertex index -> compacted index (or -1)
+    int* localToNew;     // spec vertex index -> compacted index (or -1)
+    alciRigidMass mass;  // a rigid body's mass properties (its tetrahedra are then dropped)
 } BodyGeom;
+
+/// A rigid body's mass properties from its tetrahedra (or, without them, its closed surface),
+/// at the positions it starts at; its tetrahedra are dropped afterwards (a rigid body has no
+/// elasticity, only its surface and its six DOFs).
+static alctStatus rigidMass(const SpecBody* b, BodyGeom* g, double density, char* err, int errsz) {
+    char msg[ALC_ERRLEN] = "";
+    alciMesh* mesh = &g->mesh;
+    int flipped = 0;
+    alctStatus st = mesh->ntet > 0
+                        ? alci_rigid_massTets(mesh->vert, mesh->nvert, mesh->tet, mesh->ntet,
+                                              density, &g->mass, msg, sizeof msg)
+                        : alci_rigid_massSurface(mesh->vert, mesh->nvert, mesh->tri, mesh->ntri,
+                                                 density, &g->mass, &flipped, msg, sizeof msg);
+    if (st != ALC_OK) {
+        alci_setMessage(err, errsz, "rigid body '%s': %s", b->name, msg);
+        return st;
+    }
+    if (flipped) {
+        // the contact code reads the winding: turn the surface outward
+        for (int t = 0; t < mesh->ntri; t++) {
+            int tmp = mesh->tri[3 * t + 1];
+            mesh->tri[3 * t + 1] = mesh->tri[3 * t + 2];
+            mesh->tri[3 * t + 2] = tmp;
+        }
+    }
+    free(mesh->tet);
+    mesh->tet = NULL;
+    mesh->ntet = 0;
+    return ALC_OK;
+}
 
 void alci_bodyTransform(const alcBodyDef* d, const double rest[3], double out[3]) {
     double p[3] = {rest[0] * d->scale[0], rest[1] * d->scale[1], rest[2] * d->scale[2]};
@@ -639,13 +679,20 @@ alctStatus alci_compileSpec(const alcSpec* s, alcModel** out, char* err, int err
     for (int b = 0; b < s->nbody && st == ALC_OK; b++) {
         st = buildBody(&s->body[b], &geom[b], err, errsz);
         if (st == ALC_ERR_NOMEM) alci_setMessage(err, errsz, "out of memory");
+        if (st == ALC_OK && s->body[b].def.type == ALC_BODY_RIGID) {
+            int mi = s->body[b].def.material;
+            double density =
+                s->nmat > 0 ? s->mat[mi].def.density : alc_defaultMaterialDef().density;
+            st = rigidMass(&s->body[b], &geom[b], density, err, errsz);
+            sz.nrigid++;
+        }
         if (st != ALC_OK) break;
         sz.nvert += geom[b].mesh.nvert;
         sz.ntet += geom[b].mesh.ntet;
         sz.ntri += geom[b].mesh.ntri;
         sz.nedge += geom[b].nedge;
         nname += (int)strlen(s->body[b].name) + 1;
-        if (s->body[b].def.type == ALC_BODY_SOLID) solidFound = 1;
+        if (s->body[b].def.type != ALC_BODY_OBSTACLE) solidFound = 1;
     }
     if (st == ALC_OK && !solidFound) {
         alci_setMessage(err, errsz, "the scene has no solid bodies");
@@ -751,7 +798,7 @@ alctStatus alci_compileSpec(const alcSpec* s, alcModel** out, char* err, int err
     }
 
     // bodies: vertices, tetrahedra, surfaces
-    int vadr = 0, tadr = 0, fadr = 0, eadr = 0, sadr = 0;
+    int vadr = 0, tadr = 0, fadr = 0, eadr = 0, sadr = 0, nrigidDone = 0;
     for (int b = 0; b < s->nbody; b++) {
         const SpecBody* sb = &s->body[b];
         BodyGeom* g = &geom[b];
@@ -766,12 +813,29 @@ alctStatus alci_compileSpec(const alcSpec* s, alcModel** out, char* err, int err
         m->body_edgeadr[b] = eadr;
         m->body_edgenum[b] = g->nedge;
         m->body_nameadr[b] = appendName(m->names, &npos, sb->name);
-        // centroid for the angular velocity
+        m->body_rigid[b] = -1;
+        // centroid for the angular velocity (a rigid body: its centre of mass)
         double c[3] = {0, 0, 0};
         for (int i = 0; i < g->mesh.nvert; i++) {
             for (int k = 0; k < 3; k++) c[k] += g->mesh.vert[3 * i + k];
         }
         for (int k = 0; k < 3; k++) c[k] /= g->mesh.nvert;
+        if (sb->def.type == ALC_BODY_RIGID) {
+            // its pose: the principal frame (rotation vector) and the centre of mass
+            int r = nrigidDone++;
+            m->body_rigid[b] = r;
+            m->rigid_body[r] = b;
+            m->rigid_mass[r] = g->mass.mass;
+            for (int k = 0; k < 3; k++) {
+                c[k] = g->mass.com[k];
+                m->rigid_inertia[3 * r + k] = g->mass.principal[k];
+                m->rigid_pose0[6 * r + 3 + k] = g->mass.com[k];
+                m->rigid_vel0[6 * r + k] = sb->def.angularVelocity[k];
+                m->rigid_vel0[6 * r + 3 + k] = sb->def.velocity[k];
+            }
+            alcm_v3_store(m->rigid_pose0 + 6 * r, alcm_rotation_log(alcm_m3_load(g->mass.axes)));
+            alci_rigid_toBody(&g->mass, g->mesh.vert, g->mesh.nvert, m->vert_local + 3 * vadr);
+        }
         const double* w = sb->def.angularVelocity;
         for (int i = 0; i < g->mesh.nvert; i++) {
             const double* p = g->mesh.vert + 3 * i;
@@ -853,6 +917,14 @@ alctStatus alci_compileSpec(const alcSpec* s, alcModel** out, char* err, int err
         const SpecDriver* sd = &s->drv[k];
         const alcDriverDef* dd = &sd->def;
         int b = sd->body;
+        if (s->body[b].def.type == ALC_BODY_RIGID) {
+            alci_setMessage(err, errsz,
+                            "driver '%s': rigid body '%s' cannot be driven yet (kinematic rigid "
+                            "bodies by pose are the next part of issue 17)",
+                            sd->name, s->body[b].name);
+            st = ALC_ERR_UNSUPPORTED;
+            break;
+        }
         m->driver_type[k] = dd->type;
         double* prm = m->driver_param + ALC_DRIVER_NPARAM * k;
         for (int j = 0; j < 3; j++) {

@@ -186,7 +186,7 @@ static int checkTopology(const char* path, alciTopology* t, char* err, int errsz
         !checkRange(path, "edge_body", t->edge_body, a[T_EDGEB].len, nb, err, errsz) ||
         !checkRange(path, "vert_body", t->vert_body, a[T_VERTB].len, nb, err, errsz) ||
         !checkRange(path, "tet_body", t->tet_body, a[T_TETB].len, nb, err, errsz) ||
-        !checkRange(path, "body_type", t->body_type, a[T_BTYPE].len, ALC_BODY_OBSTACLE + 1, err,
+        !checkRange(path, "body_type", t->body_type, a[T_BTYPE].len, ALC_BODY_RIGID + 1, err,
                     errsz) ||
         !checkRange(path, "tet_protected", t->tet_protected, a[T_TETP].len, 2, err, errsz)) {
         return 0;

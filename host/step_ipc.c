@@ -128,6 +128,8 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
     in.kinMask = sim->kinMask;
     in.h = h;
     in.gravity = o->gravity;
+    in.rigidPose = d->rigid_pose;
+    in.rigidPosePrev = d->rigid_posePrev;
     st = ops->beginStep(be, &in);
     if (st == ALC_OK && cp.friction) st = ops->ipcFrictionLag(be, dhat);
     if (st == ALC_OK && !sim->ipcChecked) st = checkSettings(sim, d, dhat, epsd);

@@ -56,6 +56,37 @@ ALC_HD alcM3 alcm_rodrigues(alcV3 theta) {
     return r;
 }
 
+/// The rotation vector of a rotation matrix (the inverse of alcm_rodrigues): theta with
+/// |theta| in [0, pi] and R(theta) = R. Near the identity from the skew part; near half a turn
+/// (where the skew part vanishes) the axis from the symmetric part, its sign from the skew part.
+/// @param[in] R  a rotation (det +1, orthonormal to rounding)
+/// @return theta (rad)
+ALC_HD alcV3 alcm_rotation_log(alcM3 R) {
+    const double* m = R.m;
+    double c = 0.5 * (m[0] + m[4] + m[8] - 1.0);
+    c = c > 1.0 ? 1.0 : (c < -1.0 ? -1.0 : c);
+    // 2 sin(angle) n = vee(R - R^T)
+    alcV3 w = alcm_v3(m[7] - m[5], m[2] - m[6], m[3] - m[1]);
+    double angle = acos(c);
+    if (angle < 1e-4) {
+        // sin(a) / a = 1 - a^2 / 6 + ...: theta = vee(R - R^T) / (2 sinc(a))
+        return alcm_v3_scale(w, 0.5 / (1.0 - angle * angle / 6.0));
+    }
+    if (angle < 3.0) return alcm_v3_scale(w, 0.5 * angle / sin(angle));
+    // (R + R^T) / 2 = cos(a) I + (1 - cos(a)) n n^T: the largest diagonal of n n^T gives a
+    // well-conditioned column
+    double d[3] = {m[0], m[4], m[8]};
+    int k = d[0] >= d[1] && d[0] >= d[2] ? 0 : (d[1] >= d[2] ? 1 : 2);
+    double col[3];
+    for (int i = 0; i < 3; i++) {
+        double s = 0.5 * (m[3 * i + k] + m[3 * k + i]) - (i == k ? c : 0.0);
+        col[i] = s;
+    }
+    alcV3 n = alcm_v3_normalize(alcm_v3(col[0], col[1], col[2]));
+    if (alcm_v3_dot(n, w) < 0) n = alcm_v3_scale(n, -1.0);
+    return alcm_v3_scale(n, angle);
+}
+
 /// The scalar factors of R(theta) = Id + s [theta] + c [theta]^2 and of its derivatives, as
 /// functions of n = |theta| (RIPC App. A): s = sin n / n, c = (1 - cos n) / n^2, and
 /// gs = s'(n) / n, hs = gs'(n) / n, gc = c'(n) / n, hc = gc'(n) / n, so that

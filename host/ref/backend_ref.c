@@ -58,6 +58,7 @@ static void opDestroy(void* be) {
     alcr_momentum_free(B);
     alcr_ipc_free(B);
     alcr_ipcBoundary_free(B);
+    alcr_rigid_free(B);
     alcr_direct_free(B->direct);
     free(B->xt);
     free(B->vt);
@@ -84,13 +85,14 @@ static alctStatus opBeginStep(void* be, const alciStepInput* in) {
     const alcModel* m = B->m;
     B->h = in->h;
     for (int k = 0; k < 3; k++) B->gravity[k] = in->gravity[k];
-    memcpy(B->xt, in->x, sizeof(double) * (size_t)B->N);
-    memcpy(B->vt, in->v, sizeof(double) * (size_t)B->N);
-    memcpy(B->x, in->x, sizeof(double) * (size_t)B->N);
+    size_t vvec = sizeof(double) * 3 * (size_t)B->n;  // the vertices' rows
+    memcpy(B->xt, in->x, vvec);
+    memcpy(B->vt, in->v, vvec);
+    memcpy(B->x, in->x, vvec);
     memcpy(B->kin, in->kinMask, (size_t)B->n);
     memcpy(B->kinBody, in->kinMask, (size_t)B->n);
     B->kinAl = 0;
-    memcpy(B->kinTarget, in->kinTarget, sizeof(double) * (size_t)B->N);
+    memcpy(B->kinTarget, in->kinTarget, vvec);
     B->nipc = 0;
     double h = in->h;
     for (int v = 0; v < B->n; v++) {
@@ -107,6 +109,7 @@ static alctStatus opBeginStep(void* be, const alciStepInput* in) {
         }
     }
     (void)m;
+    if (B->nr > 0) alcr_rigid_begin(B, in->rigidPose, in->rigidPosePrev, in->gravity, h);
     ThreadScope ts = enterThreads(B);
     if (B->cp.friction) alcr_friction_lag(B);
     leaveThreads(ts);
@@ -274,11 +277,12 @@ static alctStatus opKinPlace(void* be, double fraction, int allTets, int fromX, 
     for (int v = 0; v < B->n; v++) any |= B->kin[v];
     *remaining = 0;
     if (!any) return ALC_OK;
+    int nv3 = 3 * B->n;  // the vertices' rows (the rigid bodies' nodes are never kinematic)
     if (fromX) {
         for (int i = 0; i < B->N; i++) B->xhat[i] = B->x[i];
     }
     // the kinematic vertices alone onto their targets (AL paper §5.3)
-    for (int i = 0; i < B->N; i++) B->trial[i] = B->kin[i / 3] ? B->kinTarget[i] : B->xhat[i];
+    for (int i = 0; i < nv3; i++) B->trial[i] = B->kin[i / 3] ? B->kinTarget[i] : B->xhat[i];
     double theta = kinBound(B, fraction, allTets);
     if (theta < 1) {
         // that would crush an element next to them: the free vertices near them are carried
@@ -286,7 +290,7 @@ static alctStatus opKinPlace(void* be, double fraction, int allTets, int fromX, 
         kinCarryTrial(B);
         theta = kinBound(B, fraction, allTets);
         double f = theta < 1 ? theta : 1;
-        for (int i = 0; i < B->N; i++) {
+        for (int i = 0; i < nv3; i++) {
             if (!B->kin[i / 3]) B->xhat[i] += f * (B->trial[i] - B->xhat[i]);
         }
     }
@@ -319,6 +323,7 @@ static alctStatus opEnergy(void* be, double r, double* L) {
 static alctStatus opStepXhat(void* be, double r, int* flips) {
     alcrBackend* B = (alcrBackend*)be;
     alcr_vec_axpby(B->N, r, B->p, 1.0, B->xhat);
+    alcr_rigid_place(B, B->xhat);
     *flips = alcr_contact_flips(B, B->xhat);
     return ALC_OK;
 }
@@ -361,6 +366,7 @@ static alctStatus opAdvance(void* be, double alpha) {
         memcpy(B->x, B->xhat, sizeof(double) * (size_t)B->N);
     } else if (alpha > 0) {
         for (int i = 0; i < B->N; i++) B->x[i] += alpha * (B->xhat[i] - B->x[i]);
+        alcr_rigid_place(B, B->x);
     }
     return ALC_OK;
 }
@@ -371,10 +377,11 @@ static alctStatus opEndStep(void* be, double* x, double* v) {
     B->lastMu = B->cp.mu;
     B->lastDelta = B->cp.delta;
     double ih = 1.0 / B->h;
-    for (int i = 0; i < B->N; i++) {
+    for (int i = 0; i < 3 * B->n; i++) {
         x[i] = B->x[i];
         v[i] = (B->x[i] - B->xt[i]) * ih;
     }
+    if (B->nr > 0) alcr_rigid_end(B);
     return ALC_OK;
 }
 
@@ -538,7 +545,9 @@ alctStatus alcr_backend_make(alcSim* sim, alciBackend* out) {
     B->sim = sim;
     B->m = m;
     B->n = m->nvert;
-    B->N = 3 * m->nvert;
+    B->nr = m->nrigid;
+    B->nn = m->nvert + 2 * m->nrigid;
+    B->N = 3 * B->nn;
     B->h = m->opt.timestep;
     size_t vec = sizeof(double) * (size_t)B->N;
     B->xt = (double*)allocTracked(B, vec);
@@ -558,6 +567,7 @@ alctStatus alcr_backend_make(alcSim* sim, alciBackend* out) {
         !B->pcgWork || !B->kin || !B->carryLevel || !B->carry) {
         st = ALC_ERR_NOMEM;
     }
+    if (st == ALC_OK) st = alcr_rigid_make(B);
     if (st == ALC_OK) st = alcr_contact_make(B);
     if (st == ALC_OK) st = alcr_elastic_make(B);
     if (st == ALC_OK) st = alcr_ccd_make(B);
@@ -573,7 +583,7 @@ alctStatus alcr_backend_make(alcSim* sim, alciBackend* out) {
                              "(install libsuitesparse-dev and rebuild)",
                              m->opt.linearSolver == ALC_LINSOLVE_DIRECT ? "direct" : "auto");
         }
-        st = alcr_direct_make(&B->direct, B->n);
+        st = alcr_direct_make(&B->direct, B->nn);
     }
     if (st != ALC_OK) {
         opDestroy(B);

@@ -41,8 +41,9 @@ typedef alcmFric alcrFric;
 typedef struct alcrBackend_ {
     alcSim* sim;
     const alcModel* m;
-    int n;  // vertices
-    int N;  // 3 n
+    int n;   // vertices
+    int nn;  // DOF nodes: the n vertices, then two per rigid body (theta, q)
+    int N;   // 3 nn: the length of the step vectors below
     double h;
     double gravity[3];
 
@@ -126,6 +127,15 @@ typedef struct alcrBackend_ {
     double* kinLambda;       // AL multipliers (N; kg^1/2 m)
     double kinMbar;          // AL mass of a massless kinematic vertex: mean nodal mass (kg)
 
+    // rigid bodies (rigid_ref.c; issue 17): rigid body r has the DOF nodes n + 2 r (its
+    // rotation vector theta) and n + 2 r + 1 (its centre of mass q); its vertices' rows in the
+    // step vectors are derived from them (alcr_rigid_place) and eliminated from the solve
+    int nr;               // rigid bodies
+    int* rigidOf;         // rigid body of each vertex, -1 for other vertices (n)
+    double* rigidQt;      // Qtilde = 2 Q^t - Q^{t-1} of each rigid body (nr x 9)
+    double* rigidPoseIO;  // the step input's pose arrays, written back by endStep
+    double* rigidPrevIO;
+
     size_t bytes;  // memory held
 } alcrBackend;
 
@@ -166,6 +176,25 @@ void alcr_momentum_free(alcrBackend* B);
 /// Restore exact momentum balance of the Newton direction P on every component of free vertices
 /// that touches no kinematic vertex (see momentum_ref.c).
 void alcr_momentum_correct(alcrBackend* B);
+
+// rigid_ref.c: rigid bodies as DOF nodes (issue 17, RIPC §4.1)
+alctStatus alcr_rigid_make(alcrBackend* B);
+void alcr_rigid_free(alcrBackend* B);
+/// The rigid vertices of pos (3 nn) at R(theta) vert_local + q of their bodies' nodes in pos.
+void alcr_rigid_place(const alcrBackend* B, double* pos);
+/// The bodies' nodes of X, XT, XHAT and XTILDE from the step's poses, and Qtilde; remembers
+/// the pose arrays for alcr_rigid_end.
+void alcr_rigid_begin(alcrBackend* B, double* pose, double* posePrev, const double* gravity,
+                      double h);
+/// Writes the new poses (X's nodes) and the ones they replace (XT's) to the step's arrays.
+void alcr_rigid_end(const alcrBackend* B);
+/// Inertia of the rigid bodies at pos (IP units, kg m^2): RIPC Eq. 9 and 10.
+double alcr_rigid_energy(const alcrBackend* B, const double* pos);
+/// Gradient and Hessian blocks of the rigid bodies' nodes at XHAT (the rotational block projected
+/// to positive definite), and identity rows for their vertices.
+void alcr_rigid_assemble(alcrBackend* B);
+/// Extend the static pattern (srowptr, scol: n rows) by the nodes' diagonal rows (nn rows).
+alctStatus alcr_rigid_pattern(alcrBackend* B);
 
 // elastic_ref.c
 alctStatus alcr_elastic_make(alcrBackend* B);

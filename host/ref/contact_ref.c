@@ -73,9 +73,9 @@ static alctStatus growPairs(alcrBackend* B, int cap) {
     if (rs) B->redScratch = rs;
     if (!p || !pt || !vl || !pe || !st || !fr || !fe || !rs) return ALC_ERR_NOMEM;
     // the matrix: static pattern plus 12 blocks per contact and friction stencil
-    int nnzStatic = B->srowptr[B->n];
+    int nnzStatic = B->srowptr[B->nn];
     alcrBsr A;
-    alctStatus s = alcr_bsr_make(&A, B->n, nnzStatic + 24 * cap, 24 * cap);
+    alctStatus s = alcr_bsr_make(&A, B->nn, nnzStatic + 24 * cap, 24 * cap);
     if (s != ALC_OK) return s;
     alcr_bsr_free(&B->A);
     B->A = A;

@@ -28,13 +28,13 @@ alctStatus alcr_elastic_make(alcrBackend* B) {
     if (B->fricCap > nred) nred = B->fricCap;
     if (B->pairCap > nred) nred = B->pairCap;
     B->redScratch = (double*)malloc(sizeof(double) * (size_t)(nred > 0 ? nred : 1));
-    B->Minv = (double*)malloc(sizeof(double) * 9 * (size_t)n);
+    B->Minv = (double*)malloc(sizeof(double) * 9 * (size_t)B->nn);
     if (!B->elemH || !B->elemG || !B->elemE || !B->tetMu || !B->tetLam || !B->tetModel ||
         !B->vtAdr || !B->vtList || !B->redScratch || !B->Minv) {
         return ALC_ERR_NOMEM;
     }
     B->bytes += sizeof(double) * (size_t)nt * (144 + 12 + 3) + sizeof(int) * (size_t)nt * 5 +
-                sizeof(double) * ((size_t)nred + 9 * (size_t)n);
+                sizeof(double) * ((size_t)nred + 9 * (size_t)B->nn);
     for (int t = 0; t < nt; t++) {
         int mat = m->body_mat[m->tet_body[t]];
         B->tetModel[t] = m->mat_model[mat];
@@ -54,12 +54,14 @@ alctStatus alcr_elastic_make(alcrBackend* B) {
     }
     free(fill);
     // static pattern: the diagonal and every vertex sharing a tetrahedron
+    // (and the rigid bodies' DOF nodes, rigid_ref.c)
     if (alci_vertexRows(m, &B->srowptr, &B->scol) != ALC_OK) return ALC_ERR_NOMEM;
-    int nnz = B->srowptr[n];
-    B->bytes += sizeof(int) * ((size_t)n + 1 + (size_t)nnz) * 2;
+    if (alcr_rigid_pattern(B) != ALC_OK) return ALC_ERR_NOMEM;
+    int nnz = B->srowptr[B->nn];
+    B->bytes += sizeof(int) * ((size_t)B->nn + 1 + (size_t)nnz) * 2;
     // the matrix holds the static pattern plus 12 blocks per contact and friction stencil
     int stencils = B->pairCap + B->fricCap;
-    alctStatus st = alcr_bsr_make(&B->A, n, nnz + 12 * stencils, 12 * stencils);
+    alctStatus st = alcr_bsr_make(&B->A, B->nn, nnz + 12 * stencils, 12 * stencils);
     if (st != ALC_OK) return st;
     B->patternDirty = 1;
     return ALC_OK;
@@ -91,6 +93,7 @@ double alcr_elastic_energy(alcrBackend* B, double r) {
     double h2 = B->h * B->h;
     double* trial = B->trial;
     for (int i = 0; i < B->N; i++) trial[i] = B->xhat[i] + r * B->p[i];
+    alcr_rigid_place(B, trial);
     // inertia 1/2 (x - xtilde)^T M (x - xtilde) over free vertices
     double* red = B->redScratch;
 #pragma omp parallel for schedule(static) if (n > ALCR_PAR_MIN)
@@ -115,6 +118,7 @@ double alcr_elastic_energy(alcrBackend* B, double r) {
                                  alcm_m3_load(m->tet_Dminv + 9 * t), x);
     }
     E += h2 * alcr_vec_sum(nt, red);
+    if (B->nr > 0) E += alcr_rigid_energy(B, trial);
     if (B->cp.friction) E += alcr_friction_energy(B, trial);
     return E;
 }
@@ -181,6 +185,7 @@ alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out) {
             }
         }
     }
+    if (B->nr > 0) alcr_rigid_assemble(B);
     // max diagonal entry of Hess E over free DOFs (AL paper Eq. 20), from inertia and
     // elasticity: the friction Hessian acts in the tangent plane only and, in its static
     // regime, scales as 1/(h eps_v), which would make mu swing from step to step
@@ -190,7 +195,7 @@ alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out) {
     double md = 0;
     int hist[ALCR_DIAG_BINS] = {0}, nfree = 0;
     for (int i = 0; i < n; i++) {
-        if (B->kin[i]) continue;
+        if (B->kin[i] || (B->nr > 0 && B->rigidOf[i] >= 0)) continue;
         const double* dg = A->val + 9 * A->diag[i];
         double vd = 0;
         for (int k = 0; k < 3; k++) vd = dg[4 * k] > vd ? dg[4 * k] : vd;

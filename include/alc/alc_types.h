@@ -97,7 +97,9 @@ typedef enum alctInversion_ {
 /// Kind of a body.
 typedef enum alctBodyType_ {
     ALC_BODY_SOLID = 0,  ///< tetrahedral elastic solid
-    ALC_BODY_OBSTACLE    ///< triangle surface, kinematic (codimensional), no mass
+    ALC_BODY_OBSTACLE,   ///< triangle surface, kinematic (codimensional), no mass
+    ALC_BODY_RIGID       ///< rigid body (issue 17): 6 DOFs, mass and inertia from its closed
+                         ///< surface or tetrahedra; reference backend, contact model none so far
 } alctBodyType;
 
 /// Scripted motion of a driver: a set of kinematic vertices moved rigidly.
@@ -231,6 +233,7 @@ typedef struct alcModel_ {
     int ndriver;  ///< drivers (kinematic vertex sets)
     int nkey;     ///< keyframes of all drivers
     int nname;    ///< bytes of the name buffer
+    int nrigid;   ///< rigid bodies (ALC_BODY_RIGID)
 
     alcOption opt;     ///< physical and solver options
     alcRunOption run;  ///< how the program runs and writes this scene
@@ -241,7 +244,7 @@ typedef struct alcModel_ {
     double* vert_x0;    ///< initial positions (nvert x 3)
     double* vert_v0;    ///< initial velocities (nvert x 3)
     double* vert_rest;  ///< rest positions, body frame before transform (nvert x 3)
-    double* vert_mass;  ///< lumped mass (nvert), kg; 0 for obstacle vertices
+    double* vert_mass;  ///< lumped mass (nvert), kg; 0 for obstacle and rigid-body vertices
     int* vert_body;     ///< owning body (nvert)
     int* vert_driver;   ///< driver moving this vertex, or -1 if free (nvert)
 
@@ -270,6 +273,20 @@ typedef struct alcModel_ {
     int* body_edgeadr;  ///< first surface edge (nbody)
     int* body_edgenum;  ///< surface edge count (nbody)
     int* body_nameadr;  ///< offset of the name in names (nbody)
+    int* body_rigid;    ///< index among the rigid bodies, -1 for other bodies (nbody)
+
+    // rigid bodies (ALC_BODY_RIGID; RIPC Eq. 4): a vertex of rigid body r is at
+    // R(theta_r) vert_local + q_r, with (theta, q) its pose
+    int* rigid_body;        ///< the body of each rigid body (nrigid)
+    double* rigid_mass;     ///< mass (nrigid), kg
+    double* rigid_inertia;  ///< principal moments of inertia about the centre of mass, in
+                            ///< descending order (nrigid x 3), kg m^2
+    double* rigid_pose0;    ///< initial pose: rotation vector theta of the principal frame (rad),
+                            ///< centre of mass q (m) (nrigid x 6)
+    double* rigid_vel0;     ///< initial angular velocity (rad/s, world axes) and velocity of the
+                            ///< centre of mass (m/s) (nrigid x 6)
+    double* vert_local;     ///< position in its rigid body's principal frame, about the centre
+                            ///< of mass; 0 for vertices of other bodies (nvert x 3), m
 
     // materials
     int* mat_model;        ///< alctMaterialModel (nmat)
@@ -361,12 +378,17 @@ typedef struct alcData_ {
     int nvert;    ///< copy of model->nvert
     int nbody;    ///< copy of model->nbody
     int ndriver;  ///< copy of model->ndriver
+    int nrigid;   ///< copy of model->nrigid
     double time;  ///< simulated time (s)
     long step;    ///< steps taken
 
     // state
-    double* x;  ///< positions (nvert x 3), m
-    double* v;  ///< velocities (nvert x 3), m/s
+    double* x;               ///< positions (nvert x 3), m
+    double* v;               ///< velocities (nvert x 3), m/s
+    double* rigid_pose;      ///< pose of each rigid body: theta (rad), q (m) (nrigid x 6); its
+                             ///< vertices in x follow from it
+    double* rigid_posePrev;  ///< the pose one step earlier (nrigid x 6): implicit Euler's
+                             ///< velocity is (pose - posePrev) / h (RIPC Eq. 9-10)
 
     // inputs
     double* kin_target;    ///< kinematic targets at the end of the next step (nvert x 3);

@@ -1,0 +1,150 @@
+// Rigid bodies in the reference backend (issue 17): each rigid body is two DOF nodes of the step
+// vectors after the vertices, its rotation vector theta and its centre of mass q (RIPC Eq. 4),
+// with the inertia of RIPC Eq. 9-10 (implicit Euler on Q and q); its vertices' rows are
+// derived, R(theta) vert_local + q, and eliminated from the linear systems like moving
+// boundaries. No contact acts on them yet: the library refuses rigid bodies under a contact
+// model (host/api.c).
+#include "hd/alcm_barrier.h"
+#include "hd/alcm_rigid.h"
+#include "hd/alcm_rigid_energy.h"
+#include "ref/backend_ref.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/// Floor of the rotational block's eigenvalues after the projection, as a fraction of its
+/// largest principal J: keeps the block invertible for block-Jacobi (RIPC §4.2 shifts the
+/// Hessian until it is positive definite).
+#define ALCR_RIGID_HESS_FLOOR 1e-10
+
+alctStatus alcr_rigid_make(alcrBackend* B) {
+    const alcModel* m = B->m;
+    B->rigidOf = (int*)malloc(sizeof(int) * (size_t)(B->n > 0 ? B->n : 1));
+    B->rigidQt = (double*)calloc((size_t)(B->nr > 0 ? 9 * B->nr : 1), sizeof(double));
+    if (!B->rigidOf || !B->rigidQt) return ALC_ERR_NOMEM;
+    B->bytes += sizeof(int) * (size_t)B->n + sizeof(double) * 9 * (size_t)B->nr;
+    for (int v = 0; v < B->n; v++) B->rigidOf[v] = m->body_rigid[m->vert_body[v]];
+    return ALC_OK;
+}
+
+void alcr_rigid_free(alcrBackend* B) {
+    free(B->rigidOf);
+    free(B->rigidQt);
+}
+
+void alcr_rigid_place(const alcrBackend* B, double* pos) {
+    if (B->nr == 0) return;
+    const alcModel* m = B->m;
+    for (int r = 0; r < B->nr; r++) {
+        int b = m->rigid_body[r];
+        const double* node = pos + 3 * (B->n + 2 * r);
+        alcM3 R = alcm_rodrigues(alcm_v3_load(node));
+        alcV3 q = alcm_v3_load(node + 3);
+        for (int v = m->body_vertadr[b]; v < m->body_vertadr[b] + m->body_vertnum[b]; v++) {
+            alcV3 x = alcm_v3_add(alcm_m3_mulv(R, alcm_v3_load(m->vert_local + 3 * v)), q);
+            alcm_v3_store(pos + 3 * v, x);
+        }
+    }
+}
+
+void alcr_rigid_begin(alcrBackend* B, double* pose, double* posePrev, const double* gravity,
+                      double h) {
+    B->rigidPoseIO = pose;
+    B->rigidPrevIO = posePrev;
+    for (int r = 0; r < B->nr; r++) {
+        const double* p = pose + 6 * r;
+        const double* pp = posePrev + 6 * r;
+        int i = 3 * (B->n + 2 * r);
+        for (int k = 0; k < 6; k++) {
+            B->xt[i + k] = B->x[i + k] = B->xhat[i + k] = p[k];
+            B->vt[i + k] = (p[k] - pp[k]) / h;
+        }
+        // q~ = q + h v + h^2 g with v = (q - q_prev) / h (RIPC Eq. 10); Q~ = 2 Q - Q_prev (Eq. 9)
+        for (int k = 0; k < 3; k++) {
+            B->xtilde[i + k] = p[k];
+            B->xtilde[i + 3 + k] = 2 * p[3 + k] - pp[3 + k] + h * h * gravity[k];
+        }
+        alcM3 Qt =
+            alcm_rigid_Qtilde(alcm_rodrigues(alcm_v3_load(p)), alcm_rodrigues(alcm_v3_load(pp)));
+        alcm_m3_store(B->rigidQt + 9 * r, Qt);
+    }
+    alcr_rigid_place(B, B->xt);
+    alcr_rigid_place(B, B->x);
+    alcr_rigid_place(B, B->xhat);
+}
+
+void alcr_rigid_end(const alcrBackend* B) {
+    for (int r = 0; r < B->nr; r++) {
+        int i = 3 * (B->n + 2 * r);
+        memcpy(B->rigidPrevIO + 6 * r, B->xt + i, sizeof(double) * 6);
+        memcpy(B->rigidPoseIO + 6 * r, B->x + i, sizeof(double) * 6);
+    }
+}
+
+double alcr_rigid_energy(const alcrBackend* B, const double* pos) {
+    const alcModel* m = B->m;
+    double e = 0;
+    for (int r = 0; r < B->nr; r++) {
+        int i = 3 * (B->n + 2 * r);
+        alcV3 J = alcm_rigid_J(alcm_v3_load(m->rigid_inertia + 3 * r));
+        e += alcm_rigid_rotEnergy(alcm_v3_load(pos + i), alcm_m3_load(B->rigidQt + 9 * r), J, NULL,
+                                  NULL);
+        e += alcm_rigid_transEnergy(alcm_v3_load(pos + i + 3), alcm_v3_load(B->xtilde + i + 3),
+                                    m->rigid_mass[r], NULL);
+    }
+    return e;
+}
+
+void alcr_rigid_assemble(alcrBackend* B) {
+    const alcModel* m = B->m;
+    alcrBsr* A = &B->A;
+    // the rigid vertices' rows: eliminated (their positions follow the nodes)
+    for (int v = 0; v < B->n; v++) {
+        if (B->rigidOf[v] < 0) continue;
+        int r0 = A->rowptr[v], r1 = A->rowptr[v + 1];
+        memset(A->val + 9 * r0, 0, sizeof(double) * 9 * (size_t)(r1 - r0));
+        double* dg = A->val + 9 * A->diag[v];
+        dg[0] = dg[4] = dg[8] = 1;
+        B->g[3 * v] = B->g[3 * v + 1] = B->g[3 * v + 2] = 0;
+    }
+    for (int r = 0; r < B->nr; r++) {
+        int nt = B->n + 2 * r, nq = nt + 1;
+        alcV3 I = alcm_v3_load(m->rigid_inertia + 3 * r);
+        alcV3 J = alcm_rigid_J(I);
+        double H[9];
+        alcm_rigid_rotEnergy(alcm_v3_load(B->xhat + 3 * nt), alcm_m3_load(B->rigidQt + 9 * r), J,
+                             B->g + 3 * nt, H);
+        // RIPC §4.2: the rotational Hessian may be indefinite away from the solution
+        alcm_projectPsd(H, 3);
+        double floor =
+            ALCR_RIGID_HESS_FLOOR * (I.x > I.y ? (I.x > I.z ? I.x : I.z) : (I.y > I.z ? I.y : I.z));
+        H[0] += floor;
+        H[4] += floor;
+        H[8] += floor;
+        int rt0 = A->rowptr[nt], rt1 = A->rowptr[nt + 1];
+        memset(A->val + 9 * rt0, 0, sizeof(double) * 9 * (size_t)(rt1 - rt0));
+        memcpy(A->val + 9 * A->diag[nt], H, sizeof H);
+        alcm_rigid_transEnergy(alcm_v3_load(B->xhat + 3 * nq), alcm_v3_load(B->xtilde + 3 * nq),
+                               m->rigid_mass[r], B->g + 3 * nq);
+        int rq0 = A->rowptr[nq], rq1 = A->rowptr[nq + 1];
+        memset(A->val + 9 * rq0, 0, sizeof(double) * 9 * (size_t)(rq1 - rq0));
+        double* dq = A->val + 9 * A->diag[nq];
+        dq[0] = dq[4] = dq[8] = m->rigid_mass[r];
+    }
+}
+
+alctStatus alcr_rigid_pattern(alcrBackend* B) {
+    if (B->nr == 0) return ALC_OK;
+    int n = B->n, nn = B->nn, nnz = B->srowptr[n];
+    int* rp = (int*)realloc(B->srowptr, sizeof(int) * ((size_t)nn + 1));
+    if (!rp) return ALC_ERR_NOMEM;
+    B->srowptr = rp;
+    int* col = (int*)realloc(B->scol, sizeof(int) * ((size_t)nnz + 2 * (size_t)B->nr));
+    if (!col) return ALC_ERR_NOMEM;
+    B->scol = col;
+    for (int i = n; i < nn; i++) {
+        B->scol[B->srowptr[i]] = i;
+        B->srowptr[i + 1] = B->srowptr[i] + 1;
+    }
+    return ALC_OK;
+}
