@@ -77,6 +77,14 @@ int alc_cmdInfo(int argc, char** argv) {
         "model      : %d vertices, %d tetrahedra, %d surface triangles, %d surface edges, "
         "%d bodies\n",
         m->nvert, m->ntet, m->ntri, m->nedge, m->nbody);
+    for (int r = 0; r < m->nrigid; r++) {
+        const double* I = m->rigid_inertia + 3 * r;
+        const double* q = m->rigid_pose0 + 6 * r;
+        printf("rigid      : '%s': mass %.6g kg, principal moments %.6g %.6g %.6g kg m^2, centre "
+               "of mass [%.6g, %.6g, %.6g] m\n",
+               alc_bodyName(m, m->rigid_body[r]), m->rigid_mass[r], I[0], I[1], I[2], q[3], q[4],
+               q[5]);
+    }
     long edges = tetEdges(m);
     if (edges >= 0) {
         printf(
