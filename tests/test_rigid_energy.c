@@ -9,6 +9,7 @@
 #include "test_rng.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static alcV3 rngDir(void) {
     alcV3 v;
@@ -221,5 +222,146 @@ ALC_TEST(rigid_energy_pointJacobian) {
             for (int j = 0; j < 3; j++) ENSURE(jac[6 * i + 3 + j] == (i == j));
     }
     ENSURE_MSG(worst < 1e-8, "largest difference %.3g", worst);
+    return ALC_TEST_PASS;
+}
+
+/// The stencil of rigid_energy_pullback: vertex 0 soft, 1 and 2 on rigid body A, 3 on body B.
+/// u: soft position (0-2), theta_A (3-5), q_A (6-8), theta_B (9-11), q_B (12-14).
+typedef struct {
+    alcV3 local[4];  // body-frame positions of the rigid vertices
+    double K[144];   // E(x) = 1/2 (x - x0)^T K (x - x0)
+    double x0[12];
+} PullStencil;
+
+static void pullPositions(const PullStencil* s, const double u[15], double x[12]) {
+    alcm_v3_store(x, alcm_v3_load(u));
+    for (int a = 1; a < 4; a++) {
+        const double* th = u + (a < 3 ? 3 : 9);
+        const double* q = u + (a < 3 ? 6 : 12);
+        alcV3 p = alcm_v3_add(alcm_m3_mulv(alcm_rodrigues(alcm_v3_load(th)), s->local[a]),
+                              alcm_v3_load(q));
+        alcm_v3_store(x + 3 * a, p);
+    }
+}
+
+static double pullEnergy(const PullStencil* s, const double x[12], double g[12]) {
+    double d[12], e = 0;
+    for (int i = 0; i < 12; i++) d[i] = x[i] - s->x0[i];
+    for (int i = 0; i < 12; i++) {
+        double r = 0;
+        for (int j = 0; j < 12; j++) r += s->K[12 * i + j] * d[j];
+        if (g) g[i] = r;
+        e += 0.5 * d[i] * r;
+    }
+    return e;
+}
+
+/// The pulled-back gradient in u's order (nodes 0 soft, 10/11 body A, 12/13 body B).
+static int pullGradient(const PullStencil* s, const double u[15], double Gu[15], double* HN,
+                        int nodes[ALCM_STENCIL_NODES]) {
+    double x[12], g[12];
+    pullPositions(s, u, x);
+    pullEnergy(s, x, g);
+    alcRigidVertMap map[4];
+    map[0] = alcm_rigid_mapSoft(0);
+    for (int a = 1; a < 4; a++) {
+        int A = a < 3;
+        map[a] = alcm_rigid_mapRigid(A ? 10 : 12, A ? 11 : 13, alcm_v3_load(u + (A ? 3 : 9)),
+                                     s->local[a]);
+    }
+    double G[3 * ALCM_STENCIL_NODES];
+    int nn = alcm_rigid_pullback(map, g, s->K, nodes, G, HN);
+    for (int i = 0; i < nn; i++) {
+        int at = nodes[i] == 0 ? 0
+                               : (nodes[i] == 10   ? 3
+                                  : nodes[i] == 11 ? 6
+                                  : nodes[i] == 12 ? 9
+                                                   : 12);
+        for (int k = 0; k < 3; k++) Gu[at + k] = G[3 * i + k];
+    }
+    return nn;
+}
+
+ALC_TEST(rigid_energy_pullback) {
+    // a stencil with a soft vertex, two vertices of one rigid body and one of another: the
+    // pulled-back gradient against central differences of E(x(u)); the Hessian against
+    // differences of that gradient, less the second-derivative term the pull-back leaves out
+    // (g_a . d2x_a / dtheta2, on each body's own theta block)
+    rngSeed(77);
+    double worstG = 0, worstH = 0;
+    for (int trial = 0; trial < 20; trial++) {
+        PullStencil s;
+        double M[144];
+        for (int i = 0; i < 144; i++) M[i] = rngRange(-1, 1);
+        for (int i = 0; i < 12; i++) {
+            for (int j = 0; j < 12; j++) {
+                double r = 0;
+                for (int k = 0; k < 12; k++) r += M[12 * i + k] * M[12 * j + k];
+                s.K[12 * i + j] = r + (i == j ? 0.5 : 0);
+            }
+            s.x0[i] = rngRange(-1, 1);
+        }
+        for (int a = 0; a < 4; a++)
+            s.local[a] = alcm_v3(rngRange(-1, 1), rngRange(-1, 1), rngRange(-1, 1));
+        double u[15];
+        for (int i = 0; i < 15; i++) u[i] = rngRange(-2, 2);
+        double Gu[15], HN[24 * 24];
+        int nodes[ALCM_STENCIL_NODES];
+        int nn = pullGradient(&s, u, Gu, HN, nodes);
+        ENSURE(nn == 5 && nodes[0] == 0 && nodes[1] == 10 && nodes[2] == 11 && nodes[3] == 12 &&
+               nodes[4] == 13);
+        const double h = 1e-6;
+        double scale = 0;
+        for (int i = 0; i < 15; i++) scale = fmax(scale, fabs(Gu[i]));
+        for (int i = 0; i < 15; i++) {
+            double up[15], um[15], xp[12], xm[12];
+            memcpy(up, u, sizeof up);
+            memcpy(um, u, sizeof um);
+            up[i] += h;
+            um[i] -= h;
+            pullPositions(&s, up, xp);
+            pullPositions(&s, um, xm);
+            double fd = (pullEnergy(&s, xp, NULL) - pullEnergy(&s, xm, NULL)) / (2 * h);
+            worstG = fmax(worstG, fabs(fd - Gu[i]) / (1 + scale));
+        }
+        // the Hessian in u's order from HN's node order (0, 10, 11, 12, 13 = u blocks 0..4)
+        double gfull[12];
+        double xx[12];
+        pullPositions(&s, u, xx);
+        pullEnergy(&s, xx, gfull);
+        alcM3 d2A[9], d2B[9];
+        alcm_rodrigues_hess(alcm_v3_load(u + 3), d2A);
+        alcm_rodrigues_hess(alcm_v3_load(u + 9), d2B);
+        double hscale = 0;
+        for (int i = 0; i < 15 * 24; i++) hscale = fmax(hscale, fabs(HN[i]));
+        for (int j = 0; j < 15; j++) {
+            double up[15], um[15], Gp[15], Gm[15], Hp[24 * 24];
+            int nd[ALCM_STENCIL_NODES];
+            memcpy(up, u, sizeof up);
+            memcpy(um, u, sizeof um);
+            up[j] += h;
+            um[j] -= h;
+            pullGradient(&s, up, Gp, Hp, nd);
+            pullGradient(&s, um, Gm, Hp, nd);
+            for (int i = 0; i < 15; i++) {
+                double fd = (Gp[i] - Gm[i]) / (2 * h);
+                // the left-out term: on body A's theta block, vertices 1 and 2; on B's, vertex 3
+                int bi = i / 3, bj = j / 3;
+                if (bi == bj && (bi == 1 || bi == 3)) {
+                    const alcM3* d2 = bi == 1 ? d2A : d2B;
+                    for (int a = (bi == 1 ? 1 : 3); a <= (bi == 1 ? 2 : 3); a++) {
+                        alcV3 c = alcm_m3_mulv(d2[3 * (i % 3) + j % 3], s.local[a]);
+                        fd -= alcm_v3_dot(c, alcm_v3_load(gfull + 3 * a));
+                    }
+                }
+                worstH = fmax(worstH, fabs(fd - HN[i * 24 + j]) / (1 + hscale));
+                ENSURE(fabs(HN[i * 24 + j] - HN[j * 24 + i]) <= 1e-12 * (1 + hscale));
+            }
+        }
+    }
+    alct_note("largest relative differences: gradient %.2e, Hessian (Gauss-Newton part) %.2e",
+              worstG, worstH);
+    ENSURE(worstG < 1e-8);
+    ENSURE(worstH < 1e-6);
     return ALC_TEST_PASS;
 }

@@ -80,10 +80,11 @@ int alc_cmdInfo(int argc, char** argv) {
     for (int r = 0; r < m->nrigid; r++) {
         const double* I = m->rigid_inertia + 3 * r;
         const double* q = m->rigid_pose0 + 6 * r;
-        printf("rigid      : '%s': mass %.6g kg, principal moments %.6g %.6g %.6g kg m^2, centre "
-               "of mass [%.6g, %.6g, %.6g] m\n",
-               alc_bodyName(m, m->rigid_body[r]), m->rigid_mass[r], I[0], I[1], I[2], q[3], q[4],
-               q[5]);
+        printf(
+            "rigid      : '%s': mass %.6g kg, principal moments %.6g %.6g %.6g kg m^2, centre "
+            "of mass [%.6g, %.6g, %.6g] m\n",
+            alc_bodyName(m, m->rigid_body[r]), m->rigid_mass[r], I[0], I[1], I[2], q[3], q[4],
+            q[5]);
     }
     long edges = tetEdges(m);
     if (edges >= 0) {
@@ -106,9 +107,10 @@ int alc_cmdInfo(int argc, char** argv) {
         double mb = (double)alc_simMemory(sim) / 1e6;
         printf("backend    : %s\n", alc_simBackendName(sim));
         if (alc_simBackend(sim) == ALC_BACKEND_REF)
-            printf("threads    : %d (the cores idle now, at most one per 1024 elements; "
-                   "--threads N to fix)\n",
-                   alc_simThreads(sim));
+            printf(
+                "threads    : %d (the cores idle now, at most one per 1024 elements; "
+                "--threads N to fix)\n",
+                alc_simThreads(sim));
         static const char* const solver[] = {"pcg", "direct", "auto"};
         printf("linear     : %s (Cholesky by CHOLMOD %s)\n", solver[m->opt.linearSolver],
                alcu_directSolverAvailable() ? "available" : "not in this build");

@@ -104,4 +104,118 @@ ALC_HD void alcm_rigid_pointJacobian(alcV3 theta, alcV3 a, double jac[18]) {
         for (int j = 0; j < 3; j++) jac[i * 6 + 3 + j] = i == j ? 1.0 : 0.0;
 }
 
+/// How a stencil vertex's position depends on the solver's DOF nodes: a soft vertex is its own
+/// node (J = I); a vertex of a rigid body depends on the body's theta node (J = dphi/dtheta)
+/// and q node (J = I), alcm_rigid_pointJacobian at the current pose.
+typedef struct {
+    int n;           ///< nodes: 1 (soft) or 2 (rigid)
+    int node[2];     ///< the nodes' indices (block rows of the step vectors)
+    double J[2][9];  ///< dx/d(node), 3 x 3 row-major each
+} alcRigidVertMap;
+
+/// A soft vertex's map: node `row`, J = I.
+ALC_HD alcRigidVertMap alcm_rigid_mapSoft(int row) {
+    alcRigidVertMap m;
+    m.n = 1;
+    m.node[0] = row;
+    m.node[1] = -1;
+    for (int i = 0; i < 9; i++) m.J[0][i] = m.J[1][i] = (i % 4 == 0) ? 1.0 : 0.0;
+    return m;
+}
+
+/// A rigid vertex's map: nodes thetaNode and qNode of its body at rotation vector theta, the
+/// vertex at body-frame position a.
+ALC_HD alcRigidVertMap alcm_rigid_mapRigid(int thetaNode, int qNode, alcV3 theta, alcV3 a) {
+    alcRigidVertMap m;
+    m.n = 2;
+    m.node[0] = thetaNode;
+    m.node[1] = qNode;
+    double jac[18];
+    alcm_rigid_pointJacobian(theta, a, jac);
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) {
+            m.J[0][3 * i + j] = jac[6 * i + j];
+            m.J[1][3 * i + j] = i == j ? 1.0 : 0.0;
+        }
+    }
+    return m;
+}
+
+/// Most DOF nodes a 4-vertex stencil reaches (every vertex on a different rigid body).
+#define ALCM_STENCIL_NODES 8
+
+/// Pull a stencil's gradient and Hessian in its 4 vertices' positions back to the DOF nodes
+/// they depend on (RIPC §4.2): G_N = sum_a J_aN^T g_a and H_NM = sum_ab J_aN^T H_ab J_bM over
+/// the stencil's vertices a, b that depend on N, M. The Hessian is the Gauss-Newton part: the
+/// term g_a . d2x_a/dtheta2 is left out, so a positive semi-definite H stays so (the rigid
+/// body's own rotational block carries its curvature).
+/// @param[in]  map    the 4 vertices' maps
+/// @param[in]  g      stencil gradient (12: vertex-major xyz)
+/// @param[in]  H      stencil Hessian (12 x 12 row-major). Nullable: no Hessian
+/// @param[out] nodes  the distinct nodes, in order of first appearance
+/// @param[out] G      their gradients (3 per node)
+/// @param[out] HN     their Hessian (3 nnodes x 3 nnodes, row-major with stride
+///                    3 ALCM_STENCIL_NODES = 24). Nullable
+/// @return the number of distinct nodes (1..ALCM_STENCIL_NODES).
+ALC_HD int alcm_rigid_pullback(const alcRigidVertMap map[4], const double g[12], const double* H,
+                               int nodes[ALCM_STENCIL_NODES], double G[3 * ALCM_STENCIL_NODES],
+                               double* HN) {
+    const int S = 3 * ALCM_STENCIL_NODES;
+    int nn = 0;
+    int slot[4][2];
+    for (int a = 0; a < 4; a++) {
+        for (int k = 0; k < map[a].n; k++) {
+            int s = -1;
+            for (int i = 0; i < nn; i++) s = nodes[i] == map[a].node[k] ? i : s;
+            if (s < 0) {
+                s = nn++;
+                nodes[s] = map[a].node[k];
+            }
+            slot[a][k] = s;
+        }
+    }
+    for (int i = 0; i < 3 * nn; i++) G[i] = 0;
+    for (int a = 0; a < 4; a++) {
+        for (int k = 0; k < map[a].n; k++) {
+            const double* J = map[a].J[k];
+            double* Gs = G + 3 * slot[a][k];
+            for (int c = 0; c < 3; c++)
+                for (int r = 0; r < 3; r++) Gs[c] += J[3 * r + c] * g[3 * a + r];
+        }
+    }
+    if (!H || !HN) return nn;
+    for (int i = 0; i < 3 * nn; i++)
+        for (int j = 0; j < 3 * nn; j++) HN[i * S + j] = 0;
+    for (int a = 0; a < 4; a++) {
+        for (int b = 0; b < 4; b++) {
+            // the 3 x 3 block H_ab
+            double Hab[9];
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++) Hab[3 * r + c] = H[12 * (3 * a + r) + 3 * b + c];
+            for (int k = 0; k < map[a].n; k++) {
+                for (int l = 0; l < map[b].n; l++) {
+                    const double* Ja = map[a].J[k];
+                    const double* Jb = map[b].J[l];
+                    // T = H_ab J_b, then J_a^T T
+                    double T[9];
+                    for (int r = 0; r < 3; r++) {
+                        for (int c = 0; c < 3; c++) {
+                            T[3 * r + c] = Hab[3 * r] * Jb[c] + Hab[3 * r + 1] * Jb[3 + c] +
+                                           Hab[3 * r + 2] * Jb[6 + c];
+                        }
+                    }
+                    int so = 3 * slot[a][k], to = 3 * slot[b][l];
+                    for (int r = 0; r < 3; r++) {
+                        for (int c = 0; c < 3; c++) {
+                            HN[(so + r) * S + to + c] +=
+                                Ja[r] * T[c] + Ja[3 + r] * T[3 + c] + Ja[6 + r] * T[6 + c];
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return nn;
+}
+
 #endif  // ALC_HD_ALCM_RIGID_ENERGY_H_
