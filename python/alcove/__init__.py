@@ -114,6 +114,7 @@ class Model:
     ntet = property(lambda self: self._get("ntet"), doc="tetrahedra")
     nbody = property(lambda self: self._get("nbody"), doc="bodies (solids and obstacles)")
     ndriver = property(lambda self: self._get("ndriver"), doc="drivers")
+    nrigid = property(lambda self: self._get("nrigid"), doc="rigid bodies")
 
     def body(self, name):
         """Index of the body named name (Error when there is none)."""
@@ -241,6 +242,11 @@ class Sim:
         self.kin_target = arr("kin_target", (nv, 3), np.float64)
         self.body_force = arr("body_force", (nb, 3), np.float64)
         self.driver_external = arr("driver_external", (nd,), np.int32)
+        # rigid bodies: the pose (rotation vector theta in rad, centre of mass q in m) at the
+        # current step and one step earlier
+        nr = model.nrigid
+        self.rigid_pose = arr("rigid_pose", (nr, 6), np.float64)
+        self.rigid_pose_prev = arr("rigid_posePrev", (nr, 6), np.float64)
 
     def _check(self, st, what):
         if st != 0:

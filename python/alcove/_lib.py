@@ -14,11 +14,12 @@ import os
 # (type, field) -> the size the binding reads it with; "" is the struct itself (any size)
 _FIELDS = {
     "alcModel": {"": None, "nvert": 4, "ntet": 4, "ntri": 4, "nbody": 4, "nmat": 4,
-                 "ndriver": 4, "vert_body": 8, "body_type": 8, "body_vertadr": 8,
+                 "ndriver": 4, "nrigid": 4, "vert_body": 8, "body_type": 8, "body_vertadr": 8,
                  "body_vertnum": 8, "mat_friction": 8, "opt": None},
     "alcOption": {"": None, "timestep": 8},
     "alcData": {"": None, "nvert": 4, "nbody": 4, "ndriver": 4, "time": 8, "step": 8, "x": 8,
-                "v": 8, "kin_target": 8, "driver_external": 8, "driver_released": 8,
+                "v": 8, "rigid_pose": 8, "rigid_posePrev": 8, "kin_target": 8,
+                "driver_external": 8, "driver_released": 8,
                 "body_force": 8, "stat": None, "run": None},
     "alcStepStat": {"": None, "outer": 4, "newton": 4, "cgTotal": 4, "contactsMax": 4,
                     "capped": 4, "energyGain": 8},

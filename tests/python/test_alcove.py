@@ -43,6 +43,31 @@ class Package(unittest.TestCase):
         thrown = s.x[cube].mean(axis=0)
         self.assertGreater(thrown[1] - plain[1], 0.005)
 
+    def test_rigidPose(self):
+        # a rigid body's pose is a view too: its centre of mass follows implicit Euler's free
+        # flight, and the model counts it
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "rigid.yaml")
+            with open(path, "w") as f:
+                f.write("physics: {time_step: 0.01, gravity: [0, -9.81, 0]}\n"
+                        "solver: {contact: none}\n"
+                        "bodies:\n"
+                        "  - {name: brick, type: rigid, mesh: {box: {size: 0.1, cells: 1}},"
+                        " velocity: [1, 2, 0]}\n")
+            m = alcove.Model(path)
+            self.assertEqual(m.nrigid, 1)
+            s = alcove.Sim(m, backend="ref", threads=1)
+            self.assertEqual(s.rigid_pose.shape, (1, 6))
+            q0 = s.rigid_pose[0, 3:].copy()
+            s.step(10)
+            n, h = 10, 0.01
+            want = q0 + n * h * np.array([1.0, 2.0, 0.0]) + h * h * np.array(
+                [0.0, -9.81, 0.0]) * n * (n + 1) / 2
+            self.assertLess(np.abs(s.rigid_pose[0, 3:] - want).max(), 1e-12)
+            self.assertLess(np.abs((s.rigid_pose[0, 3:] - s.rigid_pose_prev[0, 3:]) / h
+                                   - (np.array([1.0, 2.0, 0.0]) + n * h * np.array(
+                                       [0.0, -9.81, 0.0]))).max(), 1e-9)
+
     def test_contactsAndForces(self):
         m = alcove.Model(scene("slope.yaml"))
         s = alcove.Sim(m, backend="ref", threads=1)
