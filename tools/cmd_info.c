@@ -87,11 +87,12 @@ int alc_cmdInfo(int argc, char** argv) {
             q[5]);
     }
     long edges = tetEdges(m);
+    // the diagonal: one block per vertex and two per rigid body (its rotation and translation)
     if (edges >= 0) {
         printf(
             "matrix     : %ld static upper 3x3 blocks (%d diagonal, %ld tetrahedron edges), "
             "before contact blocks\n",
-            (long)m->nvert + edges, m->nvert, edges);
+            (long)m->nvert + 2L * m->nrigid + edges, m->nvert + 2 * m->nrigid, edges);
     }
     alcSimDef def = alc_defaultSimDef();
     def.backend = s.backend;
