@@ -58,7 +58,7 @@ static int makeSpd(alcrBsr* A, int n, int nspring, double mass, double stiff,
     }
     srowptr[n] = nz;
     int needed = 0, ok = alcr_bsr_make(A, n, nz, 16) == ALC_OK &&
-                         alcr_bsr_setPattern(A, srowptr, scol, 0, NULL, &needed) == ALC_OK;
+                         alcr_bsr_setPattern(A, srowptr, scol, 0, 4, NULL, &needed) == ALC_OK;
     for (int r = 0; ok && r < n; r++) {
         double* D = A->val + 9 * (size_t)alcr_bsr_find(A, r, r);
         D[0] += mass;

@@ -3,6 +3,7 @@
 
 #include "hd/alcm_vec.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,19 +45,21 @@ static int cmpLL(const void* a, const void* b) {
 }
 
 alctStatus alcr_bsr_setPattern(alcrBsr* A, const int* srowptr, const int* scol, int npair,
-                               const int* pairVert, int* needed) {
+                               int width, const int* pairVert, int* needed) {
     // off-diagonal couplings of the contact stencils as sorted unique keys i * n + j
     int ns = 0;
     long long n = A->n;
-    if (12 * npair > A->scratchCap) {
-        if (needed) *needed = srowptr[A->n] + 12 * npair;
+    long long most = (long long)width * (width - 1) * npair;
+    if (most > A->scratchCap) {
+        if (needed) *needed = srowptr[A->n] + (int)(most < INT_MAX ? most : INT_MAX);
         return ALC_ERR_CAPACITY;
     }
     for (int p = 0; p < npair; p++) {
-        const int* v = pairVert + 4 * p;
-        for (int a = 0; a < 4; a++) {
-            for (int b = 0; b < 4; b++) {
-                if (v[a] != v[b]) A->scratch[ns++] = (long long)v[a] * n + v[b];
+        const int* v = pairVert + (size_t)width * p;
+        for (int a = 0; a < width; a++) {
+            if (v[a] < 0) continue;
+            for (int b = 0; b < width; b++) {
+                if (v[b] >= 0 && v[a] != v[b]) A->scratch[ns++] = (long long)v[a] * n + v[b];
             }
         }
     }

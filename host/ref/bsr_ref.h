@@ -34,12 +34,14 @@ void alcr_bsr_free(alcrBsr* A);
 size_t alcr_bsr_bytes(const alcrBsr* A);
 
 /// Rebuild the pattern: the static pattern (srowptr/scol, sorted rows including the diagonal)
-/// merged with all off-diagonal couplings among the 4 vertices of each of npair stencils
-/// (pairVert, npair x 4). Values are zeroed.
+/// merged with all off-diagonal couplings among the rows of each of npair stencils (pairVert,
+/// npair x width: a contact pair's 4 vertices, or the up to 8 DOF nodes of one that touches
+/// rigid bodies; negative entries are skipped). Values are zeroed. The scratch must hold
+/// width (width - 1) npair keys.
 /// @return ALC_ERR_CAPACITY when the blocks or the scratch do not fit (nothing is written
 ///         past the buffers; *needed tells the size required).
 alctStatus alcr_bsr_setPattern(alcrBsr* A, const int* srowptr, const int* scol, int npair,
-                               const int* pairVert, int* needed);
+                               int width, const int* pairVert, int* needed);
 
 /// Index of block (i, j), or -1 when it is not in the pattern.
 int alcr_bsr_find(const alcrBsr* A, int i, int j);

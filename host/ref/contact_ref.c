@@ -155,7 +155,7 @@ alctStatus alcr_contact_pattern(alcrBackend* B) {
     for (int p = 0; p < B->nipc; p++) memcpy(sv + 4 * (B->npair + p), B->ipc[p].v, 4 * sizeof(int));
     for (int f = 0; f < B->nfric; f++) memcpy(sv + 4 * (npair + f), B->fric[f].v, 4 * sizeof(int));
     int needed = 0;
-    alctStatus st = alcr_bsr_setPattern(&B->A, B->srowptr, B->scol, ns, sv, &needed);
+    alctStatus st = alcr_bsr_setPattern(&B->A, B->srowptr, B->scol, ns, 4, sv, &needed);
     if (st == ALC_ERR_CAPACITY) {
         return ALC_ERROR(B->sim, ALC_ERR_CAPACITY,
                          "Hessian pattern needs %d blocks, capacity %d (raise "
