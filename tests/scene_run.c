@@ -71,6 +71,16 @@ int stepRun(Run* r) {
     return checkRun(r);
 }
 
+alctStatus makeLoggedSim(const Run* r, int threads, alcLogFn log, void* user, alcSim** sim) {
+    alcSimDef def = alc_defaultSimDef();
+    def.backend = ALC_BACKEND_REF;
+    def.threads = threads;
+    def.verbosity = 3;
+    def.log = log;
+    def.user = user;
+    return alc_makeSim(r->m, &def, sim);
+}
+
 void bodyCentre(const Run* r, int b, double c[3]) {
     const alcModel* m = r->m;
     c[0] = c[1] = c[2] = 0;

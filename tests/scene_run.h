@@ -35,6 +35,9 @@ int checkRun(Run* r);
 int stepRun(Run* r);
 /// Mean position of body b's vertices.
 void bodyCentre(const Run* r, int b, double c[3]);
+/// A second sim for r's model on the reference backend that logs every solver iteration
+/// (verbosity 3) to log(user, ...); threads 0 = the default. Owned by the caller.
+alctStatus makeLoggedSim(const Run* r, int threads, alcLogFn log, void* user, alcSim** sim);
 
 /// The end of a run as the checkpoint tests compare it (positions, velocities, time,
 /// statistics, contact report); arrays malloc'ed (runEndFree).

@@ -277,14 +277,8 @@ ALC_TEST(scenes_stationarySubproblemEnds) {
     Run r;
     ENSURE(openScene(&r, "scenes/momentum.yaml", NULL, NULL));
     SubproblemLog c = {0};
-    alcSimDef def = alc_defaultSimDef();
-    def.backend = ALC_BACKEND_REF;
-    def.threads = 1;
-    def.verbosity = 3;
-    def.log = logSubproblems;
-    def.user = &c;
     alcSim* sim = NULL;
-    ENSURE_OK(alc_makeSim(r.m, &def, &sim));
+    ENSURE_OK(makeLoggedSim(&r, 1, logSubproblems, &c, &sim));
     long newton = 0;
     for (int k = 0; k < 10; k++) {
         ENSURE_OK(alc_step(sim, r.d));

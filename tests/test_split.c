@@ -197,13 +197,8 @@ ALC_TEST(split_restartAfterInversionBound) {
     r.m->opt.stallIters = 1000000;  // mu and delta left alone
     r.m->opt.splitDepth = 0;
     RestartLog c = {0};
-    alcSimDef def = alc_defaultSimDef();
-    def.backend = ALC_BACKEND_REF;
-    def.verbosity = 3;
-    def.log = countRestarts;
-    def.user = &c;
     alcSim* sim = NULL;
-    ENSURE_OK(alc_makeSim(r.m, &def, &sim));
+    ENSURE_OK(makeLoggedSim(&r, 0, countRestarts, &c, &sim));
     int capped = 0;
     for (int k = 0; k < 30; k++) {
         ENSURE_OK(alc_step(sim, r.d));

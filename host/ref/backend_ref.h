@@ -182,8 +182,8 @@ alctStatus alcr_rigid_make(alcrBackend* B);
 void alcr_rigid_free(alcrBackend* B);
 /// The rigid vertices of pos (3 nn) at R(theta) vert_local + q of their bodies' nodes in pos.
 void alcr_rigid_place(const alcrBackend* B, double* pos);
-/// The bodies' nodes of X, XT, XHAT and XTILDE from the step's poses, and Qtilde; remembers
-/// the pose arrays for alcr_rigid_end.
+/// The bodies' nodes of X, XT and XHAT from the step's poses, q~ in XTILDE's q rows, and
+/// Qtilde; remembers the pose arrays for alcr_rigid_end.
 void alcr_rigid_begin(alcrBackend* B, double* pose, double* posePrev, const double* gravity,
                       double h);
 /// Writes the new poses (X's nodes) and the ones they replace (XT's) to the step's arrays.

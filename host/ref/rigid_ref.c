@@ -55,13 +55,10 @@ void alcr_rigid_begin(alcrBackend* B, double* pose, double* posePrev, const doub
         const double* p = pose + 6 * r;
         const double* pp = posePrev + 6 * r;
         int i = 3 * (B->n + 2 * r);
-        for (int k = 0; k < 6; k++) {
-            B->xt[i + k] = B->x[i + k] = B->xhat[i + k] = p[k];
-            B->vt[i + k] = (p[k] - pp[k]) / h;
-        }
-        // q~ = q + h v + h^2 g with v = (q - q_prev) / h (RIPC Eq. 10); Q~ = 2 Q - Q_prev (Eq. 9)
+        for (int k = 0; k < 6; k++) B->xt[i + k] = B->x[i + k] = B->xhat[i + k] = p[k];
+        // q~ = q + h v + h^2 g with v = (q - q_prev) / h (RIPC Eq. 10) in the q node's rows of
+        // XTILDE; the rotation's prediction is Q~ = 2 Q - Q_prev (Eq. 9), kept as a matrix
         for (int k = 0; k < 3; k++) {
-            B->xtilde[i + k] = p[k];
             B->xtilde[i + 3 + k] = 2 * p[3 + k] - pp[3 + k] + h * h * gravity[k];
         }
         alcM3 Qt =
@@ -116,8 +113,7 @@ void alcr_rigid_assemble(alcrBackend* B) {
                              B->g + 3 * nt, H);
         // RIPC §4.2: the rotational Hessian may be indefinite away from the solution
         alcm_projectPsd(H, 3);
-        double floor =
-            ALCR_RIGID_HESS_FLOOR * (I.x > I.y ? (I.x > I.z ? I.x : I.z) : (I.y > I.z ? I.y : I.z));
+        double floor = ALCR_RIGID_HESS_FLOOR * I.x;  // the moments are in descending order
         H[0] += floor;
         H[4] += floor;
         H[8] += floor;
