@@ -107,11 +107,11 @@ alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
     sim->kinTarget = (double*)calloc((size_t)m->nvert * 3, sizeof(double));
     if (!sim->kinMask || !sim->kinTarget) return ALC_ERROR(sim, ALC_ERR_NOMEM, "out of memory");
 
-    if (m->nrigid > 0 && m->opt.contact != ALC_CONTACT_NONE) {
+    if (m->nrigid > 0 && m->opt.contact == ALC_CONTACT_IPC) {
         return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
-                         "the model has %d rigid bodies: they run with contact model 'none' only "
-                         "so far (contact on rigid DOFs is the next part of issue 17); set "
-                         "solver.contact: none",
+                         "the model has %d rigid bodies: they run with contact models 'al', "
+                         "'penalty' and 'none' so far (the barrier on rigid DOFs is a later part "
+                         "of issue 17); set solver.contact: al",
                          m->nrigid);
     }
     int backend = def->backend;

@@ -89,7 +89,8 @@ typedef struct alciBackendOps_ {
     /// when they are made).
     alctStatus (*solve)(void* be, double tol, int maxIter, alciSolveOut* out);
     /// Largest r in [0, 1] keeping the line-search tetrahedra above `fraction` of their volume
-    /// along XHAT + r P (allTets: every tet; else non-invertible materials only).
+    /// along XHAT + r P (allTets: every tet; else non-invertible materials only), and turning
+    /// no rigid body by more than a bounded angle (its rotational energy is periodic).
     alctStatus (*lineSearchBound)(void* be, double fraction, int allTets, double* rmax);
     /// Moving boundaries followed within the mesh's reach (issue 14): move the kinematic
     /// vertices of XHAT (from X when fromX, else from where they are) towards their targets by

@@ -1,7 +1,8 @@
 // Energy-gain check of every time step (issue 14, item 4): an unphysical step is never silent.
 //
 // Mechanical energy E = kinetic + elastic + gravity potential, kinetic and gravity over the free
-// vertices (kinematic ones are the boundary), elastic over every tetrahedron. Contact potentials
+// vertices (kinematic ones are the boundary) and the rigid bodies, elastic over every
+// tetrahedron. Contact potentials
 // (AL offset, IPC barrier) are not part of E: energy they release is what is being checked.
 //
 // Implicit Euler dissipates: with a convex elastic energy E_el, the step's optimality condition
@@ -31,6 +32,7 @@
 #include "alc_internal.h"
 #include "hd/alcm_distance.h"
 #include "hd/alcm_elastic.h"
+#include "hd/alcm_rigid_energy.h"
 
 #include <limits.h>
 #include <math.h>
@@ -53,10 +55,31 @@ static void loadTet(const alcModel* m, const double* x, int t, alcV3 v[4]) {
     for (int a = 0; a < 4; a++) v[a] = alcm_v3_load(x + 3 * m->tet_vert[4 * t + a]);
 }
 
-static Mech mechanical(const alcModel* m, const unsigned char* kin, const double* x,
-                       const double* v) {
+static Mech mechanical(const alcModel* m, const unsigned char* kin, const alcData* d) {
+    const double* x = d->x;
+    const double* v = d->v;
     const double* g = m->opt.gravity;
     Mech e = {0, 0, 0, 0};
+    // rigid bodies (their vertices carry no mass): implicit Euler's velocities from the poses,
+    // (q - q_prev) / h and Qdot = (Q - Q_prev) / h, kinetic energy 1/2 m |qdot|^2 +
+    // 1/2 tr(Qdot J Qdot^T) (RIPC Eq. 9-10's), gravity at the centre of mass
+    double ih = 1.0 / m->opt.timestep;
+    for (int r = 0; r < m->nrigid; r++) {
+        const double* p = d->rigid_pose + 6 * r;
+        const double* pp = d->rigid_posePrev + 6 * r;
+        double mr = m->rigid_mass[r];
+        double qd[3] = {(p[3] - pp[3]) * ih, (p[4] - pp[4]) * ih, (p[5] - pp[5]) * ih};
+        alcM3 Q = alcm_rodrigues(alcm_v3_load(p)), Qp = alcm_rodrigues(alcm_v3_load(pp));
+        alcV3 J = alcm_rigid_J(alcm_v3_load(m->rigid_inertia + 3 * r));
+        double Jd[3] = {J.x, J.y, J.z}, rot = 0;
+        for (int i = 0; i < 9; i++) {
+            double qdot = (Q.m[i] - Qp.m[i]) * ih;
+            rot += Jd[i % 3] * qdot * qdot;
+        }
+        e.mass += mr;
+        e.kinetic += 0.5 * mr * (qd[0] * qd[0] + qd[1] * qd[1] + qd[2] * qd[2]) + 0.5 * rot;
+        e.gravity -= mr * (g[0] * p[3] + g[1] * p[4] + g[2] * p[5]);
+    }
     for (int i = 0; i < m->nvert; i++) {
         double mi = m->vert_mass[i];
         if (kin[i] || !(mi > 0)) continue;
@@ -124,15 +147,16 @@ void alci_energy_begin(alcSim* sim, const alcData* d) {
         if (!sim->energyBuf) return;
     }
     size_t bytes = sizeof(double) * 3 * (size_t)n;
-    int same =
-        sim->energyInit && !memcmp(XL(sim, n), d->x, bytes) && !memcmp(VL(sim, n), d->v, bytes);
+    // (rigid bodies' poses are not kept here: a model with them recomputes)
+    int same = sim->energyInit && m->nrigid == 0 && !memcmp(XL(sim, n), d->x, bytes) &&
+               !memcmp(VL(sim, n), d->v, bytes);
     memcpy(XT(sim, n), d->x, bytes);
     if (same) {
         sim->energyBefore = sim->energyLast;
         memcpy(sim->energyPartsBefore, sim->energyPartsLast, sizeof sim->energyPartsBefore);
         memcpy(FB(sim, n), FL(sim, n), sizeof(double) * (size_t)n);
     } else {
-        Mech e = mechanical(m, sim->kinMask, d->x, d->v);
+        Mech e = mechanical(m, sim->kinMask, d);
         sim->energyBefore = total(&e);
         sim->energyPartsBefore[0] = e.kinetic;
         sim->energyPartsBefore[1] = e.elastic;
@@ -157,7 +181,7 @@ void alci_energy_end(alcSim* sim, alcData* d) {
     double* fl = FL(sim, n);
     const double* fb = FB(sim, n);
 
-    Mech e1 = mechanical(m, kin, d->x, d->v);
+    Mech e1 = mechanical(m, kin, d);
     double E0 = sim->energyBefore, E1 = total(&e1);
     double kin0 = sim->energyPartsBefore[0];
     kinematicForce(m, kin, d->x, GS(sim, n), fl);

@@ -141,7 +141,7 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         // may otherwise lead xhat into inverted elements that x can never reach
         alci_tic(&t, &s->time[ALC_TIMER_LINESEARCH]);
         double rmax = 1;
-        if (nonInvertible || invAll) {
+        if (nonInvertible || invAll || m->nrigid > 0) {
             st = ops->lineSearchBound(be, o->inversionFraction, invAll, &rmax);
             if (st != ALC_OK) return st;
         }

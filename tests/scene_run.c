@@ -4,6 +4,7 @@
 #include "check.h"
 #include "test_macros.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,40 @@ void bodyCentre(const Run* r, int b, double c[3]) {
     int a = m->body_vertadr[b], n = m->body_vertnum[b];
     for (int i = a; i < a + n; i++)
         for (int k = 0; k < 3; k++) c[k] += r->d->x[3 * i + k] / n;
+}
+
+void totalMomentum(const Run* r, double p[3]) {
+    const alcModel* m = r->m;
+    const double h = m->opt.timestep;
+    p[0] = p[1] = p[2] = 0;
+    for (int i = 0; i < m->nvert; i++)
+        for (int k = 0; k < 3; k++) p[k] += m->vert_mass[i] * r->d->v[3 * i + k];
+    for (int b = 0; b < m->nrigid; b++) {
+        const double* q = r->d->rigid_pose + 6 * b + 3;
+        const double* qp = r->d->rigid_posePrev + 6 * b + 3;
+        for (int k = 0; k < 3; k++) p[k] += m->rigid_mass[b] * (q[k] - qp[k]) / h;
+    }
+}
+
+int momentumRun(Run* r, int b, double* worst, double* traded, double* p0n, int* touched) {
+    double p0[3], p[3];
+    totalMomentum(r, p0);
+    *p0n = sqrt(p0[0] * p0[0] + p0[1] * p0[1] + p0[2] * p0[2]);
+    *worst = 0;
+    *traded = 0;
+    *touched = 0;
+    int ok = 1;
+    for (int s = 0; ok && s < r->m->run.steps; s++) {
+        ok = stepRun(r);
+        totalMomentum(r, p);
+        double d0 = p[0] - p0[0], d1 = p[1] - p0[1], d2 = p[2] - p0[2];
+        double dp = sqrt(d0 * d0 + d1 * d1 + d2 * d2) / *p0n;
+        if (dp > *worst) *worst = dp;
+        *touched |= r->d->stat.contactsMax > 0;
+    }
+    int a = r->m->body_vertadr[b], n = r->m->body_vertnum[b];
+    for (int i = a; i < a + n; i++) *traded += r->m->vert_mass[i] * r->d->v[3 * i];
+    return ok;
 }
 
 // ---- checkpoints -------------------------------------------------------------------------

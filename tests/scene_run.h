@@ -35,6 +35,12 @@ int checkRun(Run* r);
 int stepRun(Run* r);
 /// Mean position of body b's vertices.
 void bodyCentre(const Run* r, int b, double c[3]);
+/// Total linear momentum (kg m/s): the vertices' m v and the rigid bodies' m (q - q_prev) / h.
+void totalMomentum(const Run* r, double p[3]);
+/// Run all of r's steps (checked) and follow the total momentum: *worst = its largest change
+/// relative to its start |p0| (*p0n), *traded = the x momentum of body b's vertices at the end,
+/// *touched = 1 when a step had contacts. 0 when a step failed.
+int momentumRun(Run* r, int b, double* worst, double* traded, double* p0n, int* touched);
 /// A second sim for r's model on the reference backend that logs every solver iteration
 /// (verbosity 3) to log(user, ...); threads 0 = the default. Owned by the caller.
 alctStatus makeLoggedSim(const Run* r, int threads, alcLogFn log, void* user, alcSim** sim);

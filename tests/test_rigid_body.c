@@ -1,7 +1,7 @@
 // Rigid bodies in the solver (issue 17): a body of type ALC_BODY_RIGID is six DOFs (RIPC Eq. 4)
-// with the inertia of RIPC Eq. 9-10, simulated by the reference backend under contact model
-// 'none' so far. Free flight against implicit Euler's closed form, a spinning body's axis and
-// dissipation, rigidity of the vertices, checkpoints, and what is refused.
+// with the inertia of RIPC Eq. 9-10, simulated by the reference backend (contact on them:
+// test_rigid_contact.c). Free flight against implicit Euler's closed form, a spinning body's axis
+// and dissipation, rigidity of the vertices, checkpoints, and what is refused.
 #include "hd/alcm_rigid.h"
 #include "test_files.h"
 #include "test_macros.h"
@@ -240,10 +240,11 @@ ALC_TEST(rigid_body_checkpoint) {
 }
 
 ALC_TEST(rigid_body_refusals) {
-    // contact on rigid bodies is not built yet: alc_makeSim says so
+    // the IPC barrier on rigid bodies is not built yet: alc_makeSim says so (the AL and penalty
+    // models run them: test_rigid_contact.c)
     Rig r;
     const double size[3] = {0.3, 0.1, 0.2}, z[3] = {0, 0, 0};
-    ENSURE(!makeRig(&r, size, z, z, z, NULL, z, ALC_CONTACT_AL));
+    ENSURE(!makeRig(&r, size, z, z, z, NULL, z, ALC_CONTACT_IPC));
     ENSURE(r.m != NULL);
     alcSimDef def = alc_defaultSimDef();
     alcSim* sim = NULL;

@@ -113,34 +113,15 @@ ALC_TEST(validation_firstOrderConvergence) {
 
 // ---- momentum (Fig. 8) ---------------------------------------------------------------------
 
-static void totalMomentum(const Run* r, double p[3]) {
-    p[0] = p[1] = p[2] = 0;
-    for (int i = 0; i < r->m->nvert; i++)
-        for (int k = 0; k < 3; k++) p[k] += r->m->vert_mass[i] * r->d->v[3 * i + k];
-}
-
 /// AL paper Fig. 8: two soft bodies collide off-centre with friction and no gravity; contact and
 /// friction are internal forces, so the total linear momentum stays put while the bodies trade it.
 ALC_TEST(validation_momentumConserved) {
     Run r;
     ENSURE(openRun(&r, "momentum.yaml", NULL, NULL, -1));
-    double p0[3], p[3], c0[3];
-    totalMomentum(&r, p0);
-    double n0 = sqrt(p0[0] * p0[0] + p0[1] * p0[1] + p0[2] * p0[2]);
-    double worst = 0, traded = 0;
-    int ok = 1, touched = 0;
-    for (int s = 0; ok && s < r.m->run.steps; s++) {
-        ok = stepRun(&r);
-        totalMomentum(&r, p);
-        double dp = sqrt((p[0] - p0[0]) * (p[0] - p0[0]) + (p[1] - p0[1]) * (p[1] - p0[1]) +
-                         (p[2] - p0[2]) * (p[2] - p0[2]));
-        worst = fmax(worst, dp / n0);
-        touched |= r.d->stat.contactsMax > 0;
-    }
+    double worst = 0, traded = 0, n0 = 0;
+    int touched = 0;
     // momentum of the second body (the box, at rest at the start): what the collision gave it
-    int a = r.m->body_vertadr[1], n = r.m->body_vertnum[1];
-    for (int i = a; i < a + n; i++) traded += r.m->vert_mass[i] * r.d->v[3 * i];
-    bodyCentre(&r, 1, c0);
+    int ok = momentumRun(&r, 1, &worst, &traded, &n0, &touched);
     closeRun(&r);
     ENSURE(ok);
     alct_note(
@@ -155,20 +136,21 @@ ALC_TEST(validation_momentumConserved) {
 
 // ---- sliding threshold (Fig. 9) ------------------------------------------------------------
 
-/// The cube of scenes/slope.yaml with friction mu under contact model `contact` (-1: the
-/// scene's; IPC runs with dhat = 1 mm and eps_d = 1e-6 m/s, as the scene's 20 m slope makes the
-/// l-relative defaults meaningless for a 10 cm cube, and the lagged normal force, read off the
-/// barrier, is as accurate as the positions: at eps_d = 1e-4 m/s mu = 0.45 gave 0.42206 m/s^2,
-/// 3.8% short): *acc = its acceleration down the slope
-/// fitted over t in [0.3, 1.3] s (friction is lagged, so the first step slides freely and the
-/// first tenths of a second settle), *moved = the distance it slid over that window, *g = the
-/// scene's gravity. 0 when a step fails or a state is not clean.
-static int slopeRun(double mu, int contact, double* acc, double* moved, double* g) {
+/// The cube of `scene` (scenes/slope.yaml, or rigid_slope.yaml) with friction mu under contact
+/// model `contact` (-1: the scene's; IPC runs with dhat = 1 mm and eps_d = 1e-6 m/s, as the scene's
+/// 20 m slope makes the l-relative defaults meaningless for a 10 cm cube, and the lagged normal
+/// force, read off the barrier, is as accurate as the positions: at eps_d = 1e-4 m/s mu = 0.45 gave
+/// 0.42206 m/s^2, 3.8% short): *acc = its acceleration down the slope fitted over t in [0.3, 1.3] s
+/// (friction is lagged, so the first step slides freely and the first tenths of a second settle),
+/// *moved = the distance it slid over that window, *g = the scene's gravity. 0 when a step fails or
+/// a state is not clean.
+static int slopeRun(const char* scene, double mu, int contact, double* acc, double* moved,
+                    double* g) {
     const double theta = atan(0.5);
     const char* names[] = {"mu", NULL};
     double values[] = {mu};
     Run r;
-    if (!openRun(&r, "slope.yaml", names, values, contact)) return 0;
+    if (!openRun(&r, scene, names, values, contact)) return 0;
     r.m->opt.ipcDhat = 1e-3;
     r.m->opt.ipcNewtonTol = 1e-6;
     const double h = r.m->opt.timestep;
@@ -207,11 +189,11 @@ static int slopeRun(double mu, int contact, double* acc, double* moved, double* 
 /// Check the slope against Coulomb's law for each mu: below mu = tan(theta) = 0.5 the cube
 /// slides with acceleration g (sin theta - mu cos theta) (within 3%), above it it sticks.
 /// ALC_TEST_PASS or ALC_TEST_FAIL.
-static int slopeCheck(const double* mus, int n, int contact) {
+static int slopeCheck(const char* scene, const double* mus, int n, int contact) {
     const double theta = atan(0.5);
     for (int j = 0; j < n; j++) {
         double acc = 0, moved = 0, g = 0;
-        ENSURE(slopeRun(mus[j], contact, &acc, &moved, &g));
+        ENSURE(slopeRun(scene, mus[j], contact, &acc, &moved, &g));
         if (mus[j] < 0.5) {
             double expect = g * (sin(theta) - mus[j] * cos(theta));
             alct_note("mu %.2f: acceleration %.5f m/s^2, expected %.5f (within 3%%)", mus[j], acc,
@@ -229,13 +211,20 @@ static int slopeCheck(const double* mus, int n, int contact) {
 /// AL paper Fig. 9 with tan(theta) = 0.5, under the AL model.
 ALC_TEST(validation_slidingThreshold) {
     const double mus[6] = {0.45, 0.46, 0.48, 0.52, 0.53, 0.55};
-    return slopeCheck(mus, 6, -1);
+    return slopeCheck("slope.yaml", mus, 6, -1);
 }
 
 /// The same law under the IPC model, whose friction is lagged from the barrier's normal forces.
 ALC_TEST(validation_slidingThresholdIpc) {
     const double mus[2] = {0.45, 0.55};
-    return slopeCheck(mus, 2, ALC_CONTACT_IPC);
+    return slopeCheck("slope.yaml", mus, 2, ALC_CONTACT_IPC);
+}
+
+/// The same law for a rigid cube (issue 17: rigid IPC's block on a slope), under the AL model
+/// on its six DOFs.
+ALC_TEST(validation_slidingThresholdRigid) {
+    const double mus[4] = {0.45, 0.48, 0.52, 0.55};
+    return slopeCheck("rigid_slope.yaml", mus, 4, -1);
 }
 
 // ---- masonry arch (Fig. 10) ----------------------------------------------------------------

@@ -205,6 +205,8 @@ static alctStatus opLineSearchBound(void* be, double fraction, int allTets, doub
     ThreadScope ts = enterThreads(B);
     for (int i = 0; i < B->N; i++) B->trial[i] = B->xhat[i] + B->p[i];
     *rmax = alcr_elastic_maxStep(B, B->xhat, B->trial, fraction, allTets);
+    double turn = alcr_rigid_maxTurn(B);
+    if (turn < *rmax) *rmax = turn;
     leaveThreads(ts);
     return ALC_OK;
 }

@@ -10,6 +10,19 @@
 #include "ref/bsr_ref.h"
 #include "ref/direct_ref.h"
 
+/// Most DOF nodes a contact stencil reaches with rigid bodies: a point and a triangle, or two
+/// edges, each on one body; a soft triangle (3 rows) and a rigid point (theta, q) reach 5.
+#define ALCR_RIGID_STENCIL 5
+
+/// Off-diagonal blocks one contact stencil may add to the matrix: w (w - 1) for w DOF nodes.
+#define ALCR_STENCIL_BLOCKS(B) ((B)->stencilWidth * ((B)->stencilWidth - 1))
+
+/// A rigid body's weight in mu of AL paper Eq. 20: it enters the maximum of the diagonal as this
+/// many times its mass (elastic_ref.c). 100 with C = 0.1 gives mu = 10 m: each outer iteration
+/// leaves about m / (m + mu) = 9% of a contact's multiplier error (measured on
+/// scenes/rigid_stack.yaml: mu = 0.05 m bounced by about g h^2, 10 m and 100 m rest).
+#define ALCR_RIGID_MU_MASS 100.0
+
 /// Pair kinds (one definition with the CUDA modules: hd/alcm_pair.h).
 enum { ALCR_PT = ALC_PAIR_PT, ALCR_EE = ALC_PAIR_EE };
 
@@ -91,12 +104,14 @@ typedef struct alcrBackend_ {
     alcrPair* pairs;  // active set, sorted by key (pairCap)
     alcrPair* pairsTmp;
     int npair, pairCap;
-    int grown;       // pair capacity after a grow in the last merge (0 = none)
-    int* stencil;    // pattern scratch: vertices of pairs and friction pairs (4 x 2 pairCap)
-    int* vpAdr;      // vertex -> pair incidences (n + 1)
-    int* vpList;     // 4 pairCap entries: pair * 4 + local index
-    double* pairE;   // per-pair energies (pairCap)
-    alcrCand* cand;  // colliding candidates of the last collect (candCap)
+    int grown;         // pair capacity after a grow in the last merge (0 = none)
+    int* stencil;      // pattern scratch: DOF nodes of pairs and friction pairs (stencilWidth x 2
+                       // pairCap)
+    int stencilWidth;  // DOF nodes a stencil reaches: 4, or ALCR_RIGID_STENCIL with rigid bodies
+    int* vpAdr;        // vertex -> pair incidences (n + 1)
+    int* vpList;       // 4 pairCap entries: pair * 4 + local index
+    double* pairE;     // per-pair energies (pairCap)
+    alcrCand* cand;    // colliding candidates of the last collect (candCap)
     int ncand, candCap;
     int* bpPT;        // broad-phase PT output (candCap x 2)
     int* bpEE;        // broad-phase EE output (candCap x 2)
@@ -135,6 +150,15 @@ typedef struct alcrBackend_ {
     double* rigidQt;      // Qtilde = 2 Q^t - Q^{t-1} of each rigid body (nr x 9)
     double* rigidPoseIO;  // the step input's pose arrays, written back by endStep
     double* rigidPrevIO;
+    // contact on rigid bodies (rigid_contact_ref.c): per active pair, the DOF nodes its
+    // linearized constraint acts on and its gradient there (pulled back at X); NULL without
+    // rigid bodies
+    int* pairRN;       // pairCap x ALCR_RIGID_STENCIL nodes, -1 past the last
+    int* pairRC;       // pairCap: nodes of the pair's pulled-back constraint; 0 for a pair
+                       // of soft vertices only (Eq. 10 in vertex positions)
+    double* pairRG;    // pairCap x 3 ALCR_RIGID_STENCIL gradients (1, m per rad on theta)
+    double* vertInfl;  // per-vertex broad-phase growth: a rigid vertex's deviation from its
+                       // chord over X -> XHAT (n; m)
 
     size_t bytes;  // memory held
 } alcrBackend;
@@ -193,8 +217,42 @@ double alcr_rigid_energy(const alcrBackend* B, const double* pos);
 /// Gradient and Hessian blocks of the rigid bodies' nodes at XHAT (the rotational block projected
 /// to positive definite), and identity rows for their vertices.
 void alcr_rigid_assemble(alcrBackend* B);
+/// Largest fraction in (0, 1] of the Newton direction P that turns no rigid body by more than
+/// ALCR_RIGID_MAX_TURN (rigid_ref.c); 1 without rigid bodies.
+double alcr_rigid_maxTurn(const alcrBackend* B);
 /// Extend the static pattern (srowptr, scol: n rows) by the nodes' diagonal rows (nn rows).
 alctStatus alcr_rigid_pattern(alcrBackend* B);
+
+// rigid_contact_ref.c: contact and friction on rigid bodies' DOFs (issue 17, RIPC §4.2-4.3)
+/// Allocate (or grow to cap pairs) the per-pair rigid arrays; nothing without rigid bodies.
+alctStatus alcr_rigidContact_alloc(alcrBackend* B, int cap);
+void alcr_rigidContact_free(alcrBackend* B);
+/// 1 when a vertex of the stencil v is on a rigid body.
+int alcr_rigid_touches(const alcrBackend* B, const int v[4]);
+/// The DOF nodes the stencil v depends on (a soft vertex's own row, a rigid vertex's body's
+/// theta and q nodes), distinct, in order of first appearance, into nodes[0 .. width - 1],
+/// the rest -1.
+void alcr_rigid_stencilNodes(const alcrBackend* B, const int v[4], int width, int* nodes);
+/// Pair p's constraint gradient (P->g, in its vertices' positions at X) pulled back to the DOF
+/// nodes at X, into pairRN / pairRC / pairRG (pairRC[p] = 0 for a pair of soft vertices).
+void alcr_rigid_linearizePair(alcrBackend* B, int p);
+/// c(pos) - (d - delta) of pair p: the linearized constraint's change from X to pos (Eq. 10
+/// in the DOF nodes).
+double alcr_rigid_pairDelta(const alcrBackend* B, int p, const double* pos);
+/// G += coef grad c, and H += s grad c grad c^T when s > 0, of every pair with rigid vertices
+/// (coef: per pair; serial, deterministic), kinematic rows eliminated.
+void alcr_rigid_contactAssemble(alcrBackend* B, const double* coef, double mu);
+/// Pull a stencil's gradient and Hessian in its 4 vertices' positions (at XHAT) back to the
+/// DOF nodes and add them to G and the matrix, kinematic rows eliminated.
+void alcr_rigid_addStencil(alcrBackend* B, const int v[4], const double g[12], const double* H);
+/// Broad-phase growth of every vertex over X -> XHAT into vertInfl (NULL without rigid bodies).
+const double* alcr_rigid_inflation(alcrBackend* B);
+/// Curved-trajectory CCD (RIPC Algorithm 1) of the stencil v (isEE) along X -> XHAT, the
+/// rigid bodies' nodes moving linearly in (theta, q): 1 and *toi when it comes within
+/// dmin + keep (d0 - dmin), d0 its distance at X (keep in [0, 1): the share of the gap a step
+/// keeps, as the linear CCD's rescale s does); else 0 and *toi = 1.
+int alcr_rigid_ccd(const alcrBackend* B, const int v[4], int isEE, double dmin, double keep,
+                   double* toi);
 
 // elastic_ref.c
 alctStatus alcr_elastic_make(alcrBackend* B);

@@ -21,10 +21,41 @@ typedef struct {
     bool passive;                       // every vertex of the query is passive
     const int* prims;                   // tri (ntri x 3) or edge (nedge x 2) of the tree
     const unsigned char* vert_passive;  // nullable
+    const int* vert_group;              // nullable
 } Filter;
 
 static bool isPassive(const unsigned char* vp, int v) {
     return vp != NULL && vp[v] != 0;
+}
+
+// true when the n vertices w all belong to group g >= 0
+static bool inGroup(const int* grp, int g, const int* w, int n) {
+    if (!grp || g < 0) return false;
+    for (int k = 0; k < n; k++) {
+        if (grp[w[k]] != g) return false;
+    }
+    return true;
+}
+
+// the growth of a box over the n vertices v: inflate plus the largest per-vertex growth
+static double growth(const alcrBroadInput* in, const int* v, int n) {
+    double r = 0;
+    if (in->vert_inflate) {
+        for (int k = 0; k < n; k++) r = in->vert_inflate[v[k]] > r ? in->vert_inflate[v[k]] : r;
+    }
+    return in->inflate + r;
+}
+
+static alcAabb boxVert(const alcrBroadInput* in, int v) {
+    return alcm_aabb_sweptVert(in->x0, in->x1, v, growth(in, &v, 1));
+}
+
+static alcAabb boxEdge(const alcrBroadInput* in, const int* e) {
+    return alcm_aabb_sweptEdge(in->x0, in->x1, e, growth(in, e, 2));
+}
+
+static alcAabb boxTri(const alcrBroadInput* in, const int* t) {
+    return alcm_aabb_sweptTri(in->x0, in->x1, t, growth(in, t, 3));
 }
 
 // ---- BVH ------------------------------------------------------------------------------------
@@ -152,11 +183,16 @@ static bool excluded(const Filter* f, int j) {
         const int* t = f->prims + 3 * j;
         int v = f->v[0];
         if (t[0] == v || t[1] == v || t[2] == v) return true;
+        if (f->vert_group && inGroup(f->vert_group, f->vert_group[v], t, 3)) return true;
         return f->passive && isPassive(vp, t[0]) && isPassive(vp, t[1]) && isPassive(vp, t[2]);
     }
     const int* e = f->prims + 2 * j;
     if (j <= f->i) return true;
     if (e[0] == f->v[0] || e[0] == f->v[1] || e[1] == f->v[0] || e[1] == f->v[1]) return true;
+    if (f->vert_group && inGroup(f->vert_group, f->vert_group[f->v[0]], f->v, 2) &&
+        inGroup(f->vert_group, f->vert_group[f->v[0]], e, 2)) {
+        return true;
+    }
     return f->passive && isPassive(vp, e[0]) && isPassive(vp, e[1]);
 }
 
@@ -187,7 +223,7 @@ static int traverse(const alcrBroadTree* tree, alcAabb q, const Filter* f, int* 
 }
 
 int alcr_broad_treeQuery(const alcrBroadTree* tree, alcAabb q, int* out, int cap) {
-    Filter f = {MODE_PRIM, 0, {0, 0}, false, NULL, NULL};
+    Filter f = {MODE_PRIM, 0, {0, 0}, false, NULL, NULL, NULL};
     return traverse(tree, q, &f, out, out ? cap : 0);
 }
 
@@ -219,19 +255,25 @@ static alctStatus checkInput(const alcrBroadInput* in) {
     for (int k = 0; k < 3 * in->nvert; k++) {
         if (!isfinite(in->x0[k]) || !isfinite(in->x1[k])) return ALC_ERR_INVALID_ARG;
     }
+    for (int k = 0; in->vert_inflate && k < in->nvert; k++) {
+        if (!(in->vert_inflate[k] >= 0) || !isfinite(in->vert_inflate[k])) {
+            return ALC_ERR_INVALID_ARG;
+        }
+    }
     return ALC_OK;
 }
 
 static Filter filterPT(const alcrBroadInput* in, int i) {
     int v = in->svert[i];
-    Filter f = {MODE_PT, i, {v, v}, isPassive(in->vert_passive, v), in->tri, in->vert_passive};
+    Filter f = {MODE_PT,       i, {v, v}, isPassive(in->vert_passive, v), in->tri, in->vert_passive,
+                in->vert_group};
     return f;
 }
 
 static Filter filterEE(const alcrBroadInput* in, int i) {
     const int* e = in->edge + 2 * i;
     bool p = isPassive(in->vert_passive, e[0]) && isPassive(in->vert_passive, e[1]);
-    Filter f = {MODE_EE, i, {e[0], e[1]}, p, in->edge, in->vert_passive};
+    Filter f = {MODE_EE, i, {e[0], e[1]}, p, in->edge, in->vert_passive, in->vert_group};
     return f;
 }
 
@@ -323,14 +365,14 @@ alctStatus alcr_broad_build(alcrBroad* b, const alcrBroadInput* in) {
 #pragma omp section
         {
             for (int j = 0; j < in->ntri; j++) {
-                b->triBox[j] = alcm_aabb_sweptTri(in->x0, in->x1, in->tri + 3 * j, in->inflate);
+                b->triBox[j] = boxTri(in, in->tri + 3 * j);
             }
             st[0] = alcr_broad_treeBuild(&b->triTree, b->triBox, in->ntri);
         }
 #pragma omp section
         {
             for (int j = 0; j < in->nedge; j++) {
-                b->edgeBox[j] = alcm_aabb_sweptEdge(in->x0, in->x1, in->edge + 2 * j, in->inflate);
+                b->edgeBox[j] = boxEdge(in, in->edge + 2 * j);
             }
             st[1] = alcr_broad_treeBuild(&b->edgeTree, b->edgeBox, in->nedge);
         }
@@ -343,8 +385,8 @@ static Filter queryFilter(const alcrBroadInput* in, Mode mode, int i) {
 }
 
 static alcAabb queryBox(const alcrBroadInput* in, Mode mode, int i) {
-    if (mode == MODE_PT) return alcm_aabb_sweptVert(in->x0, in->x1, in->svert[i], in->inflate);
-    return alcm_aabb_sweptEdge(in->x0, in->x1, in->edge + 2 * i, in->inflate);
+    if (mode == MODE_PT) return boxVert(in, in->svert[i]);
+    return boxEdge(in, in->edge + 2 * i);
 }
 
 // two passes over the queries: count each query's pairs (keeping the first few hits), scan to
@@ -449,15 +491,16 @@ alctStatus alcr_broad_bruteForcePT(const alcrBroadInput* in, int cap, int* pairs
     // every (point, triangle) pair, in (i, j) order
     for (int i = 0; i < in->nsvert; i++) {
         int v = in->svert[i];
-        alcAabb a = alcm_aabb_sweptVert(in->x0, in->x1, v, in->inflate);
+        alcAabb a = boxVert(in, v);
         for (int j = 0; j < in->ntri; j++) {
             const int* t = in->tri + 3 * j;
             if (t[0] == v || t[1] == v || t[2] == v) continue;
+            if (in->vert_group && inGroup(in->vert_group, in->vert_group[v], t, 3)) continue;
             if (isPassive(vp, v) && isPassive(vp, t[0]) && isPassive(vp, t[1]) &&
                 isPassive(vp, t[2])) {
                 continue;
             }
-            alcAabb c = alcm_aabb_sweptTri(in->x0, in->x1, t, in->inflate);
+            alcAabb c = boxTri(in, t);
             if (alcm_aabb_overlap(a, c)) emit(pairs, cap, &n, i, j);
         }
     }
@@ -476,15 +519,19 @@ alctStatus alcr_broad_bruteForceEE(const alcrBroadInput* in, int cap, int* pairs
     // every edge pair i < j, in (i, j) order
     for (int i = 0; i < in->nedge; i++) {
         const int* e = in->edge + 2 * i;
-        alcAabb a = alcm_aabb_sweptEdge(in->x0, in->x1, e, in->inflate);
+        alcAabb a = boxEdge(in, e);
         for (int j = i + 1; j < in->nedge; j++) {
             const int* g = in->edge + 2 * j;
             if (e[0] == g[0] || e[0] == g[1] || e[1] == g[0] || e[1] == g[1]) continue;
+            if (in->vert_group && inGroup(in->vert_group, in->vert_group[e[0]], e, 2) &&
+                inGroup(in->vert_group, in->vert_group[e[0]], g, 2)) {
+                continue;
+            }
             if (isPassive(vp, e[0]) && isPassive(vp, e[1]) && isPassive(vp, g[0]) &&
                 isPassive(vp, g[1])) {
                 continue;
             }
-            alcAabb c = alcm_aabb_sweptEdge(in->x0, in->x1, g, in->inflate);
+            alcAabb c = boxEdge(in, g);
             if (alcm_aabb_overlap(a, c)) emit(pairs, cap, &n, i, j);
         }
     }

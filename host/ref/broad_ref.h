@@ -7,8 +7,11 @@
 // and x1, grown by `inflate` on every side and padded by a few ulps), except
 //   - a point and a triangle that contains that vertex,
 //   - two edges that share a vertex,
-//   - a pair whose every vertex is passive (vert_passive).
-// Pairs within one body are candidates (self-contact). Each primitive box is grown by
+//   - a pair whose every vertex is passive (vert_passive),
+//   - a pair whose every vertex is in one group (vert_group: one rigid body, whose vertices
+//     keep their distances).
+// Pairs within one (deformable) body are candidates (self-contact). A primitive's box is grown
+// by `inflate` plus the largest vert_inflate of its vertices. Each primitive box is grown by
 // `inflate`, so pairs whose unpadded swept boxes lie within 2 * inflate of each other along
 // every axis are found: pass inflate = d / 2 to find pairs that may come within distance d.
 //
@@ -36,6 +39,11 @@ typedef struct alcrBroadInput_ {
     const int* tri;                     ///< triangle vertices (ntri x 3)
     const unsigned char* vert_passive;  ///< 1 for a kinematic/obstacle vertex (nvert); nullable
     double inflate;                     ///< growth of every primitive box, >= 0 (m)
+    const double* vert_inflate;         ///< extra growth of a primitive's box by the largest of its
+                                        ///< vertices' entries, >= 0 (nvert; m): a rigid body's
+                                        ///< vertices' deviation from their chords. Nullable
+    const int* vert_group;              ///< a pair whose vertices all have one group >= 0 is not a
+                            ///< candidate: the vertices of one rigid body (nvert). Nullable
 } alcrBroadInput;
 
 /// BVH node: a leaf when count > 0 (primitives prim[start .. start+count-1] of its tree),

@@ -1,6 +1,7 @@
 // Reference collision collection: the CPU BVH broad phase over boxes swept from X to XHAT,
 // then additive CCD (hd/alcm_ccd.h) on every candidate, keeping the pairs that collide with
 // their times of impact (AL paper Alg. 3 line 4) and the minimum time of impact (MaxStepSize).
+// A candidate with a vertex on a rigid body takes the curved-trajectory CCD (rigid_contact_ref.c).
 #include "hd/alcm_ccd.h"
 #include "hd/alcm_pair.h"
 #include "ref/backend_ref.h"
@@ -105,6 +106,7 @@ alcrBroadInput alcr_ccd_broadInput(const alcrBackend* B, const double* from, con
     in.tri = m->tri_vert;
     in.vert_passive = passive;
     in.inflate = inflate;
+    in.vert_group = B->nr > 0 ? B->rigidOf : NULL;  // a rigid body does not collide with itself
     return in;
 }
 
@@ -112,6 +114,7 @@ alctStatus alcr_ccd_collect(alcrBackend* B, alciCollectOut* out) {
     const alcModel* m = B->m;
     const alcOption* o = &m->opt;
     alcrBroadInput in = alcr_ccd_broadInput(B, B->x, B->xhat, B->kin, o->ccdMinSep);
+    in.vert_inflate = alcr_rigid_inflation(B);  // rigid vertices' curves about their chords
     memset(out, 0, sizeof *out);
     alctStatus st = alcr_broad_build(B->broad, &in);
     if (st != ALC_OK) return ALC_ERROR(B->sim, st, "broad-phase build failed");
@@ -148,6 +151,15 @@ alctStatus alcr_ccd_collect(alcrBackend* B, alciCollectOut* out) {
                             : ALCR_KEY(ALCR_EE, B->bpEE[2 * (c - npt)], B->bpEE[2 * (c - npt) + 1]);
         double xiPair = alcm_pair_stepFloor(B->pairs, B->npair, key, xi, B->cp.delta);
         double xiStep = alcm_ccd_stepSep(x, dx, c >= npt, xiPair, 1.0);
+        if (alcr_rigid_touches(B, v)) {
+            // a rigid vertex moves on a curve: RIPC Algorithm 1 on the true paths, keeping s of
+            // the gap as the linear CCD does
+            int hit = alcr_rigid_ccd(B, v, c >= npt, xiStep, s, &toi);
+            int reaches = hit && alcr_rigid_ccd(B, v, c >= npt, xiReach, 0, &reach);
+            B->candToi[c] = hit ? toi : 2.0;
+            B->candReach[c] = reaches ? reach : 2.0;
+            continue;
+        }
         int hit = c < npt ? alcm_ccd_pt(x, dx, xiStep, s, 1.0, maxIter, &toi, NULL)
                           : alcm_ccd_ee(x, dx, xiStep, s, 1.0, maxIter, &toi, NULL);
         int reaches = 0;

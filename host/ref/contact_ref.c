@@ -39,12 +39,16 @@ alctStatus alcr_contact_make(alcrBackend* B) {
     B->vpAdr = (int*)calloc((size_t)B->n + 1, sizeof(int));
     B->vpList = (int*)malloc(sizeof(int) * 4 * (size_t)cap);
     B->pairE = (double*)malloc(sizeof(double) * (size_t)cap);
-    B->stencil = (int*)malloc(sizeof(int) * 8 * (size_t)cap);
+    B->stencilWidth = B->nr > 0 ? ALCR_RIGID_STENCIL : 4;
+    B->stencil = (int*)malloc(sizeof(int) * 2 * (size_t)B->stencilWidth * (size_t)cap);
     if (!B->pairs || !B->pairsTmp || !B->vpAdr || !B->vpList || !B->pairE || !B->stencil) {
         return ALC_ERR_NOMEM;
     }
-    B->bytes += (sizeof(alcrPair) * 2 + sizeof(int) * 12 + sizeof(double)) * (size_t)cap +
-                sizeof(int) * ((size_t)B->n + 1);
+    if (alcr_rigidContact_alloc(B, cap) != ALC_OK) return ALC_ERR_NOMEM;
+    B->bytes +=
+        (sizeof(alcrPair) * 2 + sizeof(int) * (4 + 2 * (size_t)B->stencilWidth) + sizeof(double)) *
+            (size_t)cap +
+        sizeof(int) * ((size_t)B->n + 1);
     B->npair = 0;
     return ALC_OK;
 }
@@ -61,7 +65,7 @@ static alctStatus growPairs(alcrBackend* B, int cap) {
     if (vl) B->vpList = vl;
     double* pe = (double*)realloc(B->pairE, sizeof(double) * (size_t)cap);
     if (pe) B->pairE = pe;
-    int* st = (int*)realloc(B->stencil, sizeof(int) * 8 * (size_t)cap);
+    int* st = (int*)realloc(B->stencil, sizeof(int) * 2 * (size_t)B->stencilWidth * (size_t)cap);
     if (st) B->stencil = st;
     alcrFric* fr = (alcrFric*)realloc(B->fric, sizeof(alcrFric) * (size_t)cap);
     if (fr) B->fric = fr;
@@ -72,10 +76,13 @@ static alctStatus growPairs(alcrBackend* B, int cap) {
     double* rs = (double*)realloc(B->redScratch, sizeof(double) * (size_t)nred);
     if (rs) B->redScratch = rs;
     if (!p || !pt || !vl || !pe || !st || !fr || !fe || !rs) return ALC_ERR_NOMEM;
-    // the matrix: static pattern plus 12 blocks per contact and friction stencil
+    if (alcr_rigidContact_alloc(B, cap) != ALC_OK) return ALC_ERR_NOMEM;
+    // the matrix: static pattern plus the off-diagonal blocks of a contact and a friction
+    // stencil per pair (12 each for 4 vertices)
     int nnzStatic = B->srowptr[B->nn];
+    int per = 2 * ALCR_STENCIL_BLOCKS(B);
     alcrBsr A;
-    alctStatus s = alcr_bsr_make(&A, B->nn, nnzStatic + 24 * cap, 24 * cap);
+    alctStatus s = alcr_bsr_make(&A, B->nn, nnzStatic + per * cap, per * cap);
     if (s != ALC_OK) return s;
     alcr_bsr_free(&B->A);
     B->A = A;
@@ -94,6 +101,7 @@ void alcr_contact_free(alcrBackend* B) {
     free(B->vpList);
     free(B->pairE);
     free(B->stencil);
+    alcr_rigidContact_free(B);
 }
 
 /// Rebuild the vertex -> pair incidence lists (counting sort, deterministic).
@@ -148,14 +156,22 @@ alctStatus alcr_contact_pattern(alcrBackend* B) {
     // stencils of the active pairs and the lagged friction pairs
     // with the IPC model's barrier constraints (ipc_ref.c), which take the place of the AL
     // pairs (npair is 0 then): each count is at most pairCap and the scratch holds 2 pairCap
+    // (with rigid bodies, each stencil's DOF nodes: rigid_contact_ref.c)
     int npair = B->npair + B->nipc;
     int ns = npair + B->nfric;
+    int W = B->stencilWidth;
     int* sv = B->stencil;
-    for (int p = 0; p < B->npair; p++) memcpy(sv + 4 * p, B->pairs[p].v, 4 * sizeof(int));
-    for (int p = 0; p < B->nipc; p++) memcpy(sv + 4 * (B->npair + p), B->ipc[p].v, 4 * sizeof(int));
-    for (int f = 0; f < B->nfric; f++) memcpy(sv + 4 * (npair + f), B->fric[f].v, 4 * sizeof(int));
+    for (int s = 0; s < ns; s++) {
+        const int* v = s < B->npair ? B->pairs[s].v
+                       : s < npair  ? B->ipc[s - B->npair].v
+                                    : B->fric[s - npair].v;
+        if (W == 4)
+            memcpy(sv + 4 * s, v, 4 * sizeof(int));
+        else
+            alcr_rigid_stencilNodes(B, v, W, sv + W * s);
+    }
     int needed = 0;
-    alctStatus st = alcr_bsr_setPattern(&B->A, B->srowptr, B->scol, ns, 4, sv, &needed);
+    alctStatus st = alcr_bsr_setPattern(&B->A, B->srowptr, B->scol, ns, W, sv, &needed);
     if (st == ALC_ERR_CAPACITY) {
         return ALC_ERROR(B->sim, ALC_ERR_CAPACITY,
                          "Hessian pattern needs %d blocks, capacity %d (raise "
@@ -178,12 +194,17 @@ void alcr_contact_linearize(alcrBackend* B) {
         alcV3 x[4];
         loadStencil(B->x, P->v, x);
         P->d = P->type == ALCR_PT ? alcm_pt_distance(x, P->g) : alcm_ee_distance(x, P->g);
+        if (B->nr > 0) alcr_rigid_linearizePair(B, p);
     }
 }
 
-/// c(pos) = d + grad d . (pos - x) - delta, AL paper Eq. 10.
+/// c(pos) = d + grad d . (pos - x) - delta, AL paper Eq. 10 (in the DOF nodes for a pair with
+/// rigid vertices).
 static double constraintAt(const alcrBackend* B, const alcrPair* P, const double* pos) {
     double c = P->d - B->cp.delta;
+    if (B->nr > 0 && B->pairRC[P - B->pairs] > 0) {
+        return c + alcr_rigid_pairDelta(B, (int)(P - B->pairs), pos);
+    }
     for (int a = 0; a < 4; a++) {
         const double* q = pos + 3 * P->v[a];
         const double* x = B->x + 3 * P->v[a];
@@ -232,6 +253,7 @@ alctStatus alcr_contact_assemble(alcrBackend* B) {
         if (B->kin[i]) continue;
         for (int q = B->vpAdr[i]; q < B->vpAdr[i + 1]; q++) {
             int p = B->vpList[q] >> 2, a = B->vpList[q] & 3;
+            if (B->nr > 0 && B->pairRC[p] > 0) continue;  // rigid DOFs: below
             const alcrPair* P = &B->pairs[p];
             const double* ga = P->g + 3 * a;
             for (int k = 0; k < 3; k++) B->g[3 * i + k] += coef[p] * ga[k];
@@ -252,6 +274,7 @@ alctStatus alcr_contact_assemble(alcrBackend* B) {
             }
         }
     }
+    alcr_rigid_contactAssemble(B, coef, mu);
     return ALC_OK;
 }
 

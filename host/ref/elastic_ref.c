@@ -59,9 +59,10 @@ alctStatus alcr_elastic_make(alcrBackend* B) {
     if (alcr_rigid_pattern(B) != ALC_OK) return ALC_ERR_NOMEM;
     int nnz = B->srowptr[B->nn];
     B->bytes += sizeof(int) * ((size_t)B->nn + 1 + (size_t)nnz) * 2;
-    // the matrix holds the static pattern plus 12 blocks per contact and friction stencil
-    int stencils = B->pairCap + B->fricCap;
-    alctStatus st = alcr_bsr_make(&B->A, B->nn, nnz + 12 * stencils, 12 * stencils);
+    // the matrix holds the static pattern plus the off-diagonal blocks of every contact and
+    // friction stencil (12 for 4 vertices)
+    int per = ALCR_STENCIL_BLOCKS(B), stencils = B->pairCap + B->fricCap;
+    alctStatus st = alcr_bsr_make(&B->A, B->nn, nnz + per * stencils, per * stencils);
     if (st != ALC_OK) return st;
     B->patternDirty = 1;
     return ALC_OK;
@@ -203,6 +204,20 @@ alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out) {
         if (!(vd > 0)) continue;
         int e = 0;
         frexp(vd, &e);  // vd < 2^e
+        e += ALCR_DIAG_BINS / 2;
+        hist[e < 0 ? 0 : (e >= ALCR_DIAG_BINS ? ALCR_DIAG_BINS - 1 : e)]++;
+        nfree++;
+    }
+    // a rigid body counts with its translational diagonal, its mass (a contact's gradient on
+    // its q node is the unit normal, as on a vertex), times ALCR_RIGID_MU_MASS: it has no
+    // stiffness to add, and mu at C times its mass leaves most of a resting load to the
+    // multipliers, which a few outer iterations do not converge (a stack bounced by g h^2)
+    for (int r = 0; r < B->nr; r++) {
+        double vd = ALCR_RIGID_MU_MASS * m->rigid_mass[r];
+        if (vd > md) md = vd;
+        if (!(vd > 0)) continue;
+        int e = 0;
+        frexp(vd, &e);
         e += ALCR_DIAG_BINS / 2;
         hist[e < 0 ? 0 : (e >= ALCR_DIAG_BINS ? ALCR_DIAG_BINS - 1 : e)]++;
         nfree++;

@@ -1,7 +1,8 @@
 // Reference friction: the lagged smoothed friction potential of AL paper Appendix A (Eq. 22)
 // over the active contacts carried from the previous step, with normal forces from Eq. 23; under
 // the IPC model, over the barrier constraints at the start of the step, with the barrier's
-// normal forces (IPC paper §5, Eq. 20).
+// normal forces (IPC paper §5, Eq. 20). A pair with a rigid vertex acts on the body's DOFs
+// (rigid_contact_ref.c).
 #include "hd/alcm_barrier.h"
 #include "hd/alcm_distance.h"
 #include "hd/alcm_friction.h"
@@ -134,6 +135,24 @@ void alcr_friction_assemble(alcrBackend* B) {
         alcV3 q = alcm_fric_q(u, F->T, eps);
         alcM3 K = alcm_fric_K(u, F->T, eps);
         double s = h2 * F->coef;
+        if (alcr_rigid_touches(B, F->v)) {
+            // on rigid DOFs: the stencil's gradient and Hessian pulled back at XHAT
+            double g12[12], H[144];
+            for (int a = 0; a < 4; a++) {
+                g12[3 * a] = s * F->w[a] * q.x;
+                g12[3 * a + 1] = s * F->w[a] * q.y;
+                g12[3 * a + 2] = s * F->w[a] * q.z;
+                for (int b = 0; b < 4; b++) {
+                    double c = s * F->w[a] * F->w[b];
+                    for (int k = 0; k < 3; k++) {
+                        for (int l = 0; l < 3; l++)
+                            H[12 * (3 * a + k) + 3 * b + l] = c * K.m[3 * k + l];
+                    }
+                }
+            }
+            alcr_rigid_addStencil(B, F->v, g12, H);
+            continue;
+        }
         for (int a = 0; a < 4; a++) {
             int i = F->v[a];
             if (B->kin[i]) continue;

@@ -2,13 +2,14 @@
 // vectors after the vertices, its rotation vector theta and its centre of mass q (RIPC Eq. 4),
 // with the inertia of RIPC Eq. 9-10 (implicit Euler on Q and q); its vertices' rows are
 // derived, R(theta) vert_local + q, and eliminated from the linear systems like moving
-// boundaries. No contact acts on them yet: the library refuses rigid bodies under a contact
-// model (host/api.c).
+// boundaries. Contact and friction reach the nodes through rigid_contact_ref.c (the AL and
+// penalty models; the library refuses the IPC model on rigid bodies, host/api.c).
 #include "hd/alcm_barrier.h"
 #include "hd/alcm_rigid.h"
 #include "hd/alcm_rigid_energy.h"
 #include "ref/backend_ref.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,15 @@
 /// largest principal J: keeps the block invertible for block-Jacobi (RIPC §4.2 shifts the
 /// Hessian until it is positive definite).
 #define ALCR_RIGID_HESS_FLOOR 1e-10
+
+/// Largest change of a rotation vector in one Newton iteration (rad). The rotational energy is
+/// periodic in theta and its projected Hessian nearly singular where it was indefinite, so an
+/// unbounded step can land on a lower value many turns away: a bar spun at 60 rad/s took a
+/// first Newton step to |theta| = 1.2e7 rad, and the curved CCD of that path cut the step to
+/// alpha = 5e-8.
+#define ALCR_RIGID_MAX_TURN 0.7853981633974483
+
+#define ALCR_PI 3.14159265358979323846
 
 alctStatus alcr_rigid_make(alcrBackend* B) {
     const alcModel* m = B->m;
@@ -56,6 +66,16 @@ void alcr_rigid_begin(alcrBackend* B, double* pose, double* posePrev, const doub
         const double* pp = posePrev + 6 * r;
         int i = 3 * (B->n + 2 * r);
         for (int k = 0; k < 6; k++) B->xt[i + k] = B->x[i + k] = B->xhat[i + k] = p[k];
+        // a rotation vector past half a turn is replaced by the one of the same rotation within
+        // it: the step's path is linear in theta, and Rodrigues' derivatives degenerate at
+        // |theta| = 2 pi (the poses written back keep |theta| <= pi after a step)
+        alcV3 th = alcm_v3_load(p);
+        if (alcm_v3_norm(th) > ALCR_PI) {
+            th = alcm_rotation_log(alcm_rodrigues(th));
+            alcm_v3_store(B->xt + i, th);
+            alcm_v3_store(B->x + i, th);
+            alcm_v3_store(B->xhat + i, th);
+        }
         // q~ = q + h v + h^2 g with v = (q - q_prev) / h (RIPC Eq. 10) in the q node's rows of
         // XTILDE; the rotation's prediction is Q~ = 2 Q - Q_prev (Eq. 9), kept as a matrix
         for (int k = 0; k < 3; k++) {
@@ -127,6 +147,14 @@ void alcr_rigid_assemble(alcrBackend* B) {
         double* dq = A->val + 9 * A->diag[nq];
         dq[0] = dq[4] = dq[8] = m->rigid_mass[r];
     }
+}
+
+double alcr_rigid_maxTurn(const alcrBackend* B) {
+    double pmax = 0;
+    for (int r = 0; r < B->nr; r++) {
+        pmax = fmax(pmax, alcm_v3_norm(alcm_v3_load(B->p + 3 * (B->n + 2 * r))));
+    }
+    return pmax > ALCR_RIGID_MAX_TURN ? ALCR_RIGID_MAX_TURN / pmax : 1.0;
 }
 
 alctStatus alcr_rigid_pattern(alcrBackend* B) {

@@ -1,0 +1,194 @@
+// Contact on rigid bodies (issue 17): the AL model on their six DOFs, with friction, against
+// obstacles, each other and soft bodies in one solve. A five-cube stack rests still, a rigid
+// ball sinks into a soft mattress and comes to rest, linear momentum is kept across a rigid-soft
+// collision with friction, and a bar spinning 0.6 rad per step into a wall stays clean through
+// the curved-trajectory CCD. Every state is checked by the independent checker (host/check.c).
+// The block on a slope is in test_validation.c (validation_slidingThresholdRigid).
+#include "hd/alcm_rigid.h"
+#include "scene_run.h"
+#include "test_files.h"
+#include "test_macros.h"
+
+#include "alc/alc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/// Rigid body k's velocity (q - q_prev) / h and angular speed |log(R R_prev^T)| / h at the end
+/// of the last step.
+static void rigidVelocity(const Run* r, int k, double v[3], double* w) {
+    const double* p = r->d->rigid_pose + 6 * k;
+    const double* pp = r->d->rigid_posePrev + 6 * k;
+    double h = r->m->opt.timestep;
+    for (int c = 0; c < 3; c++) v[c] = (p[3 + c] - pp[3 + c]) / h;
+    alcM3 R = alcm_rodrigues(alcm_v3_load(p)), Rp = alcm_rodrigues(alcm_v3_load(pp));
+    *w = alcm_v3_norm(alcm_rotation_log(alcm_m3_mul(R, alcm_m3_transpose(Rp)))) / h;
+}
+
+static double norm3(const double v[3]) {
+    return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+
+ALC_TEST(rigid_contact_stackRests) {
+    // rigid IPC's five-cube stack (scenes/rigid_stack.yaml): the cubes settle by their gaps and
+    // rest, in a column, each within the contact offset of the one below
+    Run r;
+    ENSURE(openRun(&r, "rigid_stack.yaml", NULL, NULL, -1));
+    int n = r.m->nrigid;
+    ENSURE(n == 5);
+    double q0[5][3], half[5];
+    for (int k = 0; k < n; k++) {
+        memcpy(q0[k], r.d->rigid_pose + 6 * k + 3, sizeof q0[k]);
+        half[k] = 0.05 - 0.005 * k;  // the scene's cube sizes: 0.10, 0.09, ... 0.06 m
+    }
+    int ok = 1;
+    double drift = 0;
+    for (int s = 0; ok && s < r.m->run.steps; s++) {
+        ok = stepRun(&r);
+        for (int k = 0; k < n; k++) {
+            const double* q = r.d->rigid_pose + 6 * k + 3;
+            drift = fmax(drift, fmax(fabs(q[0] - q0[k][0]), fabs(q[2] - q0[k][2])));
+        }
+    }
+    double vmax = 0, wmax = 0, gapMin = HUGE_VAL, gapMax = 0;
+    const double delta = r.m->opt.delta;
+    for (int k = 0; k < n; k++) {
+        double v[3], w;
+        rigidVelocity(&r, k, v, &w);
+        vmax = fmax(vmax, norm3(v));
+        wmax = fmax(wmax, w);
+        // the gap below the cube: to the ground (y = 0) or to the cube under it
+        const double* q = r.d->rigid_pose + 6 * k + 3;
+        double below = k == 0 ? 0 : r.d->rigid_pose[6 * (k - 1) + 4] + half[k - 1];
+        double gap = q[1] - half[k] - below;
+        gapMin = fmin(gapMin, gap);
+        gapMax = fmax(gapMax, gap);
+    }
+    closeRun(&r);
+    ENSURE(ok);
+    alct_note(
+        "five cubes over 1 s: largest sideways drift %.2e m; at the end speed %.2e m/s, spin "
+        "%.2e rad/s, gaps %.4e to %.4e m (delta %.0e)",
+        drift, vmax, wmax, gapMin, gapMax, delta);
+    ENSURE(drift < 1e-3);
+    ENSURE(vmax < 1e-4 && wmax < 1e-3);
+    ENSURE(gapMin > 0.9 * delta && gapMax < 1.1 * delta);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(rigid_contact_ballOnMattress) {
+    // a rigid ball (4 kg of steel) dropped on a soft mattress: they meet in one solve, the ball
+    // sinks in and comes to rest on it
+    Run r;
+    ENSURE(openRun(&r, "rigid_mattress.yaml", NULL, NULL, -1));
+    ENSURE(r.m->nrigid == 1);
+    const double top = 0.2005;  // the mattress's top at the start (scene)
+    double lowest = HUGE_VAL;
+    int ok = 1, warned = 0;
+    for (int s = 0; ok && s < r.m->run.steps; s++) {
+        ok = stepRun(&r);
+        lowest = fmin(lowest, r.d->rigid_pose[4] - 0.05);
+        warned |= r.d->warning[ALC_WARN_ENERGY_GAIN].count > 0;
+    }
+    double v[3], w;
+    rigidVelocity(&r, 0, v, &w);
+    double bottom = r.d->rigid_pose[4] - 0.05;
+    closeRun(&r);
+    ENSURE(ok);
+    alct_note("ball's bottom: lowest %.4f m, at 1 s %.4f m (mattress top %.4f m); speed %.2e m/s",
+              lowest, bottom, top, norm3(v));
+    ENSURE(!warned);
+    ENSURE(lowest < top - 0.005);  // sank into the foam
+    ENSURE(bottom > 0.0);          // above the ground: the mattress holds it
+    ENSURE(norm3(v) < 0.2);        // settling: it hit at 1.4 m/s
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(rigid_contact_momentum) {
+    // a spinning rigid cube hits a free soft box off-centre, with friction and no gravity:
+    // contact and friction between them are internal, so the total momentum stays put
+    const char* dir = alct_tmpDir("rigid_contact", NULL);
+    const char* path = alct_writeFile(dir, "momentum.yaml",
+                                      "name: rigid_momentum\n"
+                                      "run: {steps: 40}\n"
+                                      "physics: {time_step: 0.01, gravity: [0, 0, 0]}\n"
+                                      "solver: {delta: 1e-3}\n"
+                                      "materials:\n"
+                                      "  hard: {density: 2000, friction: 0.5}\n"
+                                      "  soft: {model: nh, density: 1000, youngs_modulus: 1e5,"
+                                      " poisson_ratio: 0.3, friction: 0.5}\n"
+                                      "bodies:\n"
+                                      "  - name: cube\n"
+                                      "    type: rigid\n"
+                                      "    mesh: {box: {size: 0.1, cells: 1}}\n"
+                                      "    material: hard\n"
+                                      "    position: [-0.12, 0.03, 0]\n"
+                                      "    velocity: [2, 0, 0]\n"
+                                      "    angular_velocity: [0, 3, 5]\n"
+                                      "  - name: box\n"
+                                      "    mesh: {box: {size: 0.1, cells: 2}}\n"
+                                      "    material: soft\n"
+                                      "    position: [0, 0, 0]\n");
+    ENSURE(path != NULL);
+    Run r;
+    ENSURE(openRunPath(&r, path, NULL, NULL, -1));
+    double worst = 0, traded = 0, n0 = 0;
+    int touched = 0;
+    int ok = momentumRun(&r, 1, &worst, &traded, &n0, &touched);  // body 1: the soft box
+    closeRun(&r);
+    ENSURE(ok);
+    alct_note(
+        "largest relative change of total momentum %.3e (expected < 1e-6); momentum passed "
+        "to the soft box %.3f of %.3f kg m/s",
+        worst, traded, n0);
+    ENSURE(touched);
+    ENSURE(traded > 0.1 * n0);
+    ENSURE(worst < 1e-6);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(rigid_contact_spinningBar) {
+    // a long rigid bar spinning at 60 rad/s (0.6 rad a step) about its centre next to a wall it
+    // sweeps into: its vertices move on arcs, far from their chords, and only the curved CCD
+    // keeps every state clean; the bar must be stopped by the wall (it turns less than half a
+    // turn after the hit)
+    const char* dir = alct_tmpDir("rigid_contact", NULL);
+    const char* path =
+        alct_writeFile(dir, "bar.yaml",
+                       "name: rigid_bar\n"
+                       "run: {steps: 30}\n"
+                       "physics: {time_step: 0.01, gravity: [0, 0, 0]}\n"
+                       "solver: {delta: 1e-3}\n"
+                       "materials:\n"
+                       "  hard: {density: 1000}\n"
+                       "bodies:\n"
+                       "  - name: bar\n"
+                       "    type: rigid\n"
+                       "    mesh: {box: {size: [0.6, 0.04, 0.04], cells: [6, 1, 1]}}\n"
+                       "    material: hard\n"
+                       "    position: [0, 0, 0]\n"
+                       "    angular_velocity: [0, 0, 60]\n"
+                       "obstacles:\n"
+                       "  - name: wall\n"
+                       "    mesh: {box: {size: [0.05, 1, 0.5], cells: 1}}\n"
+                       "    position: [0.2, 0.55, 0]\n");
+    ENSURE(path != NULL);
+    Run r;
+    ENSURE(openRunPath(&r, path, NULL, NULL, -1));
+    int ok = 1, touched = 0;
+    double wEnd = 0;
+    for (int s = 0; ok && s < r.m->run.steps; s++) {
+        ok = stepRun(&r);
+        touched |= r.d->stat.contactsMax > 0;
+    }
+    double v[3];
+    rigidVelocity(&r, 0, v, &wEnd);
+    closeRun(&r);
+    ENSURE(ok);
+    alct_note("spin after the hit %.3f rad/s (60 before)", wEnd);
+    ENSURE(touched);
+    ENSURE(wEnd < 30);
+    return ALC_TEST_PASS;
+}
