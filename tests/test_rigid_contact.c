@@ -1,9 +1,10 @@
 // Contact on rigid bodies (issue 17): the AL model on their six DOFs, with friction, against
 // obstacles, each other and soft bodies in one solve. A five-cube stack rests still, a rigid
 // ball sinks into a soft mattress and comes to rest, linear momentum is kept across a rigid-soft
-// collision with friction, and a bar spinning 0.6 rad per step into a wall stays clean through
-// the curved-trajectory CCD. Every state is checked by the independent checker (host/check.c).
-// The block on a slope is in test_validation.c (validation_slidingThresholdRigid).
+// collision with friction, a bar spinning 0.6 rad per step into a wall stays clean through
+// the curved-trajectory CCD, and a chain of rigid links hangs interlocked. Every state is checked
+// by the independent checker (host/check.c). The block on a slope is in test_validation.c
+// (validation_slidingThresholdRigid).
 #include "hd/alcm_rigid.h"
 #include "scene_run.h"
 #include "test_files.h"
@@ -190,5 +191,36 @@ ALC_TEST(rigid_contact_spinningBar) {
     alct_note("spin after the hit %.3f rad/s (60 before)", wEnd);
     ENSURE(touched);
     ENSURE(wEnd < 30);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(rigid_contact_chainHangs) {
+    // scenes/rigid_chain.yaml: four rigid links below a fixed one, the top one pushed sideways;
+    // through 0.6 s of swinging every link stays interlocked with the one above, its centre
+    // 2 (R - r) = 0.08 m below it less what the 12-sided tube's flats take off
+    Run r;
+    ENSURE(openRun(&r, "rigid_chain.yaml", NULL, NULL, -1));
+    ENSURE(r.m->nrigid == 4);
+    int ok = 1;
+    double lo = HUGE_VAL, hi = 0, swing = 0;
+    for (int s = 0; ok && s < 60; s++) {
+        ok = stepRun(&r);
+        double above = 0;  // the fixed link's centre
+        for (int k = 0; k < 4; k++) {
+            const double* q = r.d->rigid_pose + 6 * k + 3;
+            lo = fmin(lo, above - q[1]);
+            hi = fmax(hi, above - q[1]);
+            swing = fmax(swing, fabs(q[0]));
+            above = q[1];
+        }
+    }
+    closeRun(&r);
+    ENSURE(ok);
+    alct_note(
+        "link spacing %.4f to %.4f m over 0.6 s (interlocked: 0.07 to 0.081), sideways "
+        "swing up to %.4f m",
+        lo, hi, swing);
+    ENSURE(lo > 0.07 && hi < 0.081);
+    ENSURE(swing > 0.005);
     return ALC_TEST_PASS;
 }

@@ -4,6 +4,7 @@
 // fine mesh. Each runs a scene file from scenes/, checks every state it produces with the
 // independent checker (host/check.c), and prints the measured quantity next to the expected one.
 #include "scene_run.h"
+#include "test_files.h"
 #include "test_macros.h"
 
 #include "alc/alc.h"
@@ -229,13 +230,17 @@ ALC_TEST(validation_slidingThresholdRigid) {
 
 // ---- masonry arch (Fig. 10) ----------------------------------------------------------------
 
-/// Run the arch with friction mu for `steps` steps (all of the scene's when 0); the largest
-/// displacement of any stone vertex from its start.
-static int archRun(double mu, int steps, double* moved) {
+/// Run the arch (scenes/arch.yaml, or the scene at `path` when it is not NULL) with friction mu
+/// for `steps` steps (all of the scene's when 0); the largest displacement of any stone vertex
+/// from its start.
+static int archRun(const char* path, double mu, int steps, double* moved) {
     const char* names[] = {"mu", NULL};
     double values[] = {mu};
     Run r;
-    if (!openRun(&r, "arch.yaml", names, values, -1)) return 0;
+    if (!(path ? openRunPath(&r, path, names, values, -1)
+               : openRun(&r, "arch.yaml", names, values, -1))) {
+        return 0;
+    }
     int n = r.m->nvert, ok = 1;
     double* x0 = (double*)malloc(sizeof(double) * 3 * (size_t)n);
     if (!x0)
@@ -251,24 +256,64 @@ static int archRun(double mu, int steps, double* moved) {
         *moved = fmax(*moved, sqrt(dx * dx + dy * dy + dz * dz));
     }
     if (ok)
-        alct_note("arch, mu %.1f, %.2f s: largest stone displacement %.3e m (%.1f Newton/step)", mu,
-                  r.d->time, *moved, (double)r.d->run.newton / r.d->run.steps);
+        alct_note("%s arch, mu %.1f, %.2f s: largest stone displacement %.3e m (%.1f Newton/step)",
+                  r.m->nrigid > 0 ? "rigid" : "soft", mu, r.d->time, *moved,
+                  (double)r.d->run.newton / r.d->run.steps);
     free(x0);
     closeRun(&r);
     return ok;
 }
 
+/// The arch at `path` (NULL: scenes/arch.yaml) collapses without friction (a stone moves more
+/// than `fall` in fallSteps steps) and stands with mu = 0.5 (every stone within `stand` over
+/// standSteps steps, 0: the scene's). ALC_TEST_PASS or ALC_TEST_FAIL.
+static int archCheck(const char* path, int fallSteps, double fall, int standSteps, double stand) {
+    double moved = 0;
+    ENSURE(archRun(path, 0.0, fallSteps, &moved));
+    alct_note("without friction: expected to collapse (a stone moves more than %g m)", fall);
+    ENSURE(moved > fall);
+    ENSURE(archRun(path, 0.5, standSteps, &moved));
+    alct_note("with friction 0.5: expected to stand (every stone within %g m)", stand);
+    ENSURE(moved < stand);
+    return ALC_TEST_PASS;
+}
+
 /// AL paper Fig. 10: 25 voussoirs stand for 2 s with mu = 0.5 (every stone within 1 mm) and
 /// collapse without friction (0.2 s is enough to see stones fall by centimetres).
 ALC_TEST(validation_masonryArch) {
-    double moved = 0;
-    ENSURE(archRun(0.0, 100, &moved));
-    alct_note("without friction: expected to collapse (a stone moves more than 5 cm)");
-    ENSURE(moved > 0.05);
-    ENSURE(archRun(0.5, 0, &moved));
-    alct_note("with friction 0.5: expected to stand (every stone within 1 mm)");
-    ENSURE(moved < 1e-3);
-    return ALC_TEST_PASS;
+    return archCheck(NULL, 100, 0.05, 0, 1e-3);
+}
+
+/// The same arch with its 23 free stones rigid (issue 17, rigid IPC's arch of blocks): written
+/// from scenes/arch.yaml with `type: rigid` on stones 01-23 and Cholesky for the linear systems
+/// (docs/rigid-bodies.md). 0.08 s tell the two apart: with mu = 0.5 every stone stays within
+/// 0.1 mm, without friction stones fall by centimetres.
+ALC_TEST(validation_masonryArchRigid) {
+    char src[1024];
+    snprintf(src, sizeof src, "%s/scenes/arch.yaml", alct_rootDir());
+    FILE* in = fopen(src, "r");
+    ENSURE(in != NULL);
+    char* text = (char*)malloc(1 << 17);
+    ENSURE(text != NULL);
+    size_t len = 0;
+    char line[1024];
+    int stones = 0;
+    while (fgets(line, sizeof line, in) && len + 2 * sizeof line < (1 << 17)) {
+        len += (size_t)snprintf(text + len, (1 << 17) - len, "%s", line);
+        int k = -1;
+        if (sscanf(line, "  - name: stone%d", &k) == 1 && k >= 1 && k <= 23) {
+            len += (size_t)snprintf(text + len, (1 << 17) - len, "    type: rigid\n");
+            stones++;
+        }
+        if (!strcmp(line, "  delta: 1e-6\n")) {
+            len += (size_t)snprintf(text + len, (1 << 17) - len, "  linear_solver: direct\n");
+        }
+    }
+    fclose(in);
+    const char* path = alct_writeFile(alct_tmpDir("arch_rigid", NULL), "arch_rigid.yaml", text);
+    free(text);
+    ENSURE(stones == 23 && path != NULL);
+    return archCheck(path, 40, 0.01, 40, 1e-4);
 }
 
 // ---- friction roller (Fig. 14) -------------------------------------------------------------
