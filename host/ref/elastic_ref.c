@@ -210,8 +210,8 @@ alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out) {
     }
     // a rigid body counts with its translational diagonal, its mass (a contact's gradient on
     // its q node is the unit normal, as on a vertex), times ALCR_RIGID_MU_MASS: it has no
-    // stiffness to add, and mu at C times its mass leaves most of a resting load to the
-    // multipliers, which a few outer iterations do not converge (a stack bounced by g h^2)
+    // compliance to add, and mu at C times its mass left the iterates deep in their contacts
+    // (a stack bounced by g h^2; backend_ref.h)
     for (int r = 0; r < B->nr; r++) {
         double vd = ALCR_RIGID_MU_MASS * m->rigid_mass[r];
         if (vd > md) md = vd;
