@@ -103,25 +103,30 @@ void totalMomentum(const Run* r, double p[3]) {
     }
 }
 
-int momentumRun(Run* r, int b, double* worst, double* traded, double* p0n, int* touched) {
+int momentumCheck(Run* r, int b, const char* what) {
     double p0[3], p[3];
     totalMomentum(r, p0);
-    *p0n = sqrt(p0[0] * p0[0] + p0[1] * p0[1] + p0[2] * p0[2]);
-    *worst = 0;
-    *traded = 0;
-    *touched = 0;
-    int ok = 1;
+    double n0 = sqrt(p0[0] * p0[0] + p0[1] * p0[1] + p0[2] * p0[2]), worst = 0, traded = 0;
+    int ok = 1, touched = 0;
     for (int s = 0; ok && s < r->m->run.steps; s++) {
         ok = stepRun(r);
         totalMomentum(r, p);
         double d0 = p[0] - p0[0], d1 = p[1] - p0[1], d2 = p[2] - p0[2];
-        double dp = sqrt(d0 * d0 + d1 * d1 + d2 * d2) / *p0n;
-        if (dp > *worst) *worst = dp;
-        *touched |= r->d->stat.contactsMax > 0;
+        worst = fmax(worst, sqrt(d0 * d0 + d1 * d1 + d2 * d2) / n0);
+        touched |= r->d->stat.contactsMax > 0;
     }
     int a = r->m->body_vertadr[b], n = r->m->body_vertnum[b];
-    for (int i = a; i < a + n; i++) *traded += r->m->vert_mass[i] * r->d->v[3 * i];
-    return ok;
+    for (int i = a; i < a + n; i++) traded += r->m->vert_mass[i] * r->d->v[3 * i];
+    closeRun(r);
+    ENSURE(ok);
+    alct_note(
+        "largest relative change of total momentum %.3e (expected < 1e-6); momentum passed "
+        "to %s %.3f of %.3f kg m/s",
+        worst, what, traded, n0);
+    ENSURE(touched);
+    ENSURE(traded > 0.1 * n0);
+    ENSURE(worst < 1e-6);
+    return ALC_TEST_PASS;
 }
 
 // ---- checkpoints -------------------------------------------------------------------------

@@ -37,10 +37,10 @@ int stepRun(Run* r);
 void bodyCentre(const Run* r, int b, double c[3]);
 /// Total linear momentum (kg m/s): the vertices' m v and the rigid bodies' m (q - q_prev) / h.
 void totalMomentum(const Run* r, double p[3]);
-/// Run all of r's steps (checked) and follow the total momentum: *worst = its largest change
-/// relative to its start |p0| (*p0n), *traded = the x momentum of body b's vertices at the end,
-/// *touched = 1 when a step had contacts. 0 when a step failed.
-int momentumRun(Run* r, int b, double* worst, double* traded, double* p0n, int* touched);
+/// Run all of r's steps (checked), close r, and check that the total momentum stays within 1e-6
+/// of its start while contact passes more than a tenth of it to body b (named `what` in the
+/// note) along x. ALC_TEST_PASS or ALC_TEST_FAIL.
+int momentumCheck(Run* r, int b, const char* what);
 /// A second sim for r's model on the reference backend that logs every solver iteration
 /// (verbosity 3) to log(user, ...); threads 0 = the default. Owned by the caller.
 alctStatus makeLoggedSim(const Run* r, int threads, alcLogFn log, void* user, alcSim** sim);
