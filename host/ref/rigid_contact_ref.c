@@ -24,6 +24,7 @@
 alctStatus alcr_rigidContact_alloc(alcrBackend* B, int cap) {
     if (B->nr == 0) return ALC_OK;
     const int W = ALCR_RIGID_STENCIL;
+    int old = B->pairRC ? B->pairCap : 0;  // growPairs sets pairCap after this call
     int* rn = (int*)realloc(B->pairRN, sizeof(int) * W * (size_t)cap);
     if (rn) B->pairRN = rn;
     int* rc = (int*)realloc(B->pairRC, sizeof(int) * (size_t)cap);
@@ -35,6 +36,7 @@ alctStatus alcr_rigidContact_alloc(alcrBackend* B, int cap) {
         if (B->vertInfl) B->bytes += sizeof(double) * (size_t)B->n;
     }
     if (!rn || !rc || !rg || !B->vertInfl) return ALC_ERR_NOMEM;
+    B->bytes += (sizeof(int) * (W + 1) + sizeof(double) * 3 * W) * (size_t)(cap - old);
     return ALC_OK;
 }
 
