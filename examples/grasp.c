@@ -3,14 +3,17 @@
 // controller would send them. Prints, every 0.1 s, the grip force each finger exerts, the
 // cube's height and its slip against the fingers; ends with "held" or "dropped".
 //
-//   build/grasp [friction] [seconds] [squeeze] [kmin] [reuse]
-//       (defaults 0.5, 3 s, 0.5 mm, the solver's kmin and 0; built by `make`, run by the tests)
+//   build/grasp [friction] [seconds] [squeeze] [kmin] [reuse] [rigid]
+//       (defaults 0.5, 3 s, 0.5 mm, the solver's kmin, 0 and 0; built by `make`, run by the
+//       tests)
 //
 // kmin is alcOption.kmin, the fewest outer iterations per step: 6 by default with friction (the
 // AL paper's K_min); 2 holds the cube as well here in 63 % of the Newton iterations
 // (bench/results/amd-epyc-2c/grasp.md). reuse = 1 sets alcOption.hessianReuse: the elastic
 // Hessian once per step instead of at every Newton iteration, about 30 % less solver time here
-// for the same grip (reference backend only; same file).
+// for the same grip (reference backend only; same file). rigid = 1 makes the fingers rigid
+// bodies (ALC_BODY_RIGID, issue 17), each driven as one pose: six DOFs in place of a stiff
+// elastic mesh.
 //
 // Only the public header: meshes from alc_meshBox / alc_meshPlane, the bodies through the spec
 // API, the fingers commanded with alc_setDriverVelocity, forces from alc_bodyPairForce.
@@ -29,7 +32,7 @@ static int addBody(alcSpec* spec, const char* name, const alcMesh* mesh, int typ
     bd.material = mat;
     bd.nvert = mesh->nvert;
     bd.vert = mesh->vert;
-    if (type == ALC_BODY_SOLID) {
+    if (type != ALC_BODY_OBSTACLE) {
         bd.ntet = mesh->ntet;
         bd.tet = mesh->tet;
     } else {
@@ -41,12 +44,13 @@ static int addBody(alcSpec* spec, const char* name, const alcMesh* mesh, int typ
     return alc_specAddBody(spec, &bd, &index) == ALC_OK ? index : -1;
 }
 
-/// A solid box body of the given size and cells centred at c; its index or -1.
-static int addBox(alcSpec* spec, const char* name, const double size[3], const int cells[3],
-                  const double c[3], int mat) {
+/// A box body (ALC_BODY_SOLID or ALC_BODY_RIGID) of the given size and cells centred at c; its
+/// index or -1.
+static int addBox(alcSpec* spec, const char* name, int type, const double size[3],
+                  const int cells[3], const double c[3], int mat) {
     alcMesh* mesh = NULL;
     if (alc_meshBox(size, cells, &mesh) != ALC_OK) return -1;
-    int index = addBody(spec, name, mesh, ALC_BODY_SOLID, c, mat);
+    int index = addBody(spec, name, mesh, type, c, mat);
     alc_deleteMesh(mesh);
     return index;
 }
@@ -65,6 +69,7 @@ int main(int argc, char** argv) {
     double depth = (argc > 3 ? atof(argv[3]) : 0.5) * 1e-3;  // how far each finger presses in
     int kmin = argc > 4 ? atoi(argv[4]) : 0;                 // 0: the solver's default
     int reuse = argc > 5 ? atoi(argv[5]) : 0;                // 1: Hessian once per step
+    int rigid = argc > 6 ? atoi(argv[6]) : 0;                // 1: rigid fingers
     const double h = 0.01, side = 0.05, gap = 0.004;         // cube edge, initial finger clearance
 
     alcSpec* spec = NULL;
@@ -93,9 +98,10 @@ int main(int argc, char** argv) {
     double c0[3] = {0, side / 2 + 1e-3, 0};
     double cl[3] = {-(side / 2 + gap + finger[0] / 2), side / 2, 0};
     double cr[3] = {side / 2 + gap + finger[0] / 2, side / 2, 0};
-    int bCube = addBox(spec, "cube", cube, cubeCells, c0, mSoft);
-    int bLeft = addBox(spec, "left finger", finger, fingerCells, cl, mHard);
-    int bRight = addBox(spec, "right finger", finger, fingerCells, cr, mHard);
+    int fingerType = rigid ? ALC_BODY_RIGID : ALC_BODY_SOLID;
+    int bCube = addBox(spec, "cube", ALC_BODY_SOLID, cube, cubeCells, c0, mSoft);
+    int bLeft = addBox(spec, "left finger", fingerType, finger, fingerCells, cl, mHard);
+    int bRight = addBox(spec, "right finger", fingerType, finger, fingerCells, cr, mHard);
     alcMesh* ground = NULL;
     const double groundSize[2] = {0.4, 0.4}, origin[3] = {0, 0, 0};
     int bGround = alc_meshPlane(groundSize, 2, &ground) == ALC_OK
@@ -125,8 +131,8 @@ int main(int argc, char** argv) {
         fprintf(stderr, "grasp: %s\n", sim ? alc_lastError(sim) : "out of memory");
         return 1;
     }
-    printf("grasp: %d tetrahedra in the cube, friction %.2f, backend %s\n", m->body_tetnum[bCube],
-           mu, alc_simBackendName(sim));
+    printf("grasp: %d tetrahedra in the cube, friction %.2f, %s fingers, backend %s\n",
+           m->body_tetnum[bCube], mu, rigid ? "rigid" : "elastic", alc_simBackendName(sim));
     printf("%6s %9s %9s %10s %9s\n", "t (s)", "grip L (N)", "grip R (N)", "height (mm)",
            "slip (mm)");
 

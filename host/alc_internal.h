@@ -69,6 +69,8 @@ struct alcSim_ {
     unsigned char* kinMask;        // 1 if the vertex is kinematic during the step (nvert)
     volatile sig_atomic_t cancel;  // alc_cancelStep's request, consumed by the step honouring it
     double* kinTarget;             // scripted/external targets (nvert x 3)
+    unsigned char* rigidKin;       // 1 if the rigid body is kinematic during the step (nrigid)
+    double* rigidTarget;           // its target pose (alci_driver_rigidTargets; nrigid x 6)
     int threads;                   // reference backend threads (alc_simThreads); 0 elsewhere
     double timeComp;               // Kahan compensation of alcData.time (see alc_step)
     double timeLast;               // the time alc_step last wrote (a caller's change resets it)
@@ -113,6 +115,13 @@ int alci_driver_pastPlane(const alcModel* m, const double* x, int k);
 /// nullable, or release time passed) leave their vertices free.
 void alci_driver_eval(const alcModel* m, double t, const int* ext, const int* rel, double* target,
                       unsigned char* mask);
+
+/// The target poses of the kinematic rigid bodies from their vertices' targets: rigidKin[r] = 1
+/// when rigid body r is kinematic by mask (nvert), and then rigidTarget[6 r ..] its pose (theta,
+/// |theta| <= pi, and q) that takes its body-frame vertices nearest to target (nvert x 3), by
+/// Kabsch's method (exact for a rigid motion).
+void alci_driver_rigidTargets(const alcModel* m, const unsigned char* mask, const double* target,
+                              unsigned char* rigidKin, double* rigidTarget);
 
 /// World position at t = 0 of a body's rest vertex: position + R (scale * rest).
 void alci_bodyTransform(const alcBodyDef* def, const double rest[3], double out[3]);

@@ -105,7 +105,11 @@ alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
     }
     sim->kinMask = (unsigned char*)calloc((size_t)m->nvert, 1);
     sim->kinTarget = (double*)calloc((size_t)m->nvert * 3, sizeof(double));
-    if (!sim->kinMask || !sim->kinTarget) return ALC_ERROR(sim, ALC_ERR_NOMEM, "out of memory");
+    sim->rigidKin = (unsigned char*)calloc((size_t)m->nrigid + 1, 1);
+    sim->rigidTarget = (double*)calloc((size_t)m->nrigid * 6 + 1, sizeof(double));
+    if (!sim->kinMask || !sim->kinTarget || !sim->rigidKin || !sim->rigidTarget) {
+        return ALC_ERROR(sim, ALC_ERR_NOMEM, "out of memory");
+    }
 
     if (m->nrigid > 0 && m->opt.contact == ALC_CONTACT_IPC) {
         return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
@@ -153,6 +157,8 @@ void alc_deleteSim(alcSim* sim) {
     if (sim->be.ops && sim->be.ops->destroy) sim->be.ops->destroy(sim->be.state);
     free(sim->kinMask);
     free(sim->kinTarget);
+    free(sim->rigidKin);
+    free(sim->rigidTarget);
     free(sim->contacts);
     free(sim->energyBuf);
     free(sim);

@@ -15,15 +15,19 @@
 
 /// Inputs of a step (host memory).
 typedef struct alciStepInput_ {
-    const double* x;               // x^t (nvert x 3)
-    const double* v;               // v^t (nvert x 3)
-    const double* kinTarget;       // targets of kinematic vertices at t + h (nvert x 3)
-    const unsigned char* kinMask;  // 1 if the vertex is kinematic this step (nvert)
-    double h;                      // time step (s)
-    const double* gravity;         // (3) m/s^2
-    double* rigidPose;             // rigid bodies' poses at t (nrigid x 6): read by beginStep,
-                                   // the poses at t + h written there by endStep
-    double* rigidPosePrev;         // the poses at t - h, then those at t (nrigid x 6)
+    const double* x;                // x^t (nvert x 3)
+    const double* v;                // v^t (nvert x 3)
+    const double* kinTarget;        // targets of kinematic vertices at t + h (nvert x 3)
+    const unsigned char* kinMask;   // 1 if the vertex is kinematic this step (nvert)
+    double h;                       // time step (s)
+    const double* gravity;          // (3) m/s^2
+    double* rigidPose;              // rigid bodies' poses at t (nrigid x 6): read by beginStep,
+                                    // the poses at t + h written there by endStep
+    double* rigidPosePrev;          // the poses at t - h, then those at t (nrigid x 6)
+    const unsigned char* rigidKin;  // 1 if the rigid body is kinematic this step (nrigid)
+    const double* rigidTarget;      // its pose at t + h: theta with |theta| <= pi (the backend
+                                    // takes the one of that rotation nearest to its pose at t,
+                                    // alcm_rotation_nearest), q (nrigid x 6; kinematic only)
 } alciStepInput;
 
 /// Contact parameters of the AL (or penalty) energy, AL paper Eq. 10-14.

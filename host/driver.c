@@ -2,6 +2,7 @@
 // keyframes) and caller-driven (external) targets. The targets of a step are the positions at
 // its end, so CCD sees the sweep from the current positions to them, never a teleport.
 #include "alc_internal.h"
+#include "hd/alcm_rigid.h"
 #include "hd/alcm_svd.h"
 #include "model_xmacro.h"
 
@@ -94,9 +95,10 @@ void alci_driver_eval(const alcModel* m, double t, const int* ext, const int* re
             continue;
         }
         const double* prm = m->driver_param + ALC_DRIVER_NPARAM * k;
-        int solid = m->body_type[m->vert_body[v]] == ALC_BODY_SOLID;
+        // solids and rigid bodies can be released; obstacles never move freely
+        int freeable = m->body_type[m->vert_body[v]] != ALC_BODY_OBSTACLE;
         int released = (rel && rel[k]) || t > prm[ALC_DP_RELEASE];
-        if (solid && released) {
+        if (freeable && released) {
             mask[v] = 0;
             continue;
         }
@@ -314,4 +316,38 @@ int alci_driver_pastPlane(const alcModel* m, const double* x, int k) {
         if (!(pl[0] * p[0] + pl[1] * p[1] + pl[2] * p[2] > pl[3])) return 0;
     }
     return 1;
+}
+
+void alci_driver_rigidTargets(const alcModel* m, const unsigned char* mask, const double* target,
+                              unsigned char* rigidKin, double* rigidTarget) {
+    for (int r = 0; r < m->nrigid; r++) {
+        int b = m->rigid_body[r], v0 = m->body_vertadr[b], nv = m->body_vertnum[b];
+        // a rigid body is driven whole (alc_compileSpec), so its first vertex speaks for it
+        rigidKin[r] = nv > 0 && mask[v0];
+        if (!rigidKin[r]) continue;
+        // the pose that takes the body-frame vertices a_i onto the targets b_i best (Kabsch):
+        // R = U V^T of M = sum (b_i - mean b)(a_i - mean a)^T, exact for the rigid motions
+        // every driver makes, the nearest for the straight-line halves of a split step
+        alcV3 ma = alcm_v3(0, 0, 0), mb = alcm_v3(0, 0, 0);
+        for (int v = v0; v < v0 + nv; v++) {
+            ma = alcm_v3_add(ma, alcm_v3_load(m->vert_local + 3 * v));
+            mb = alcm_v3_add(mb, alcm_v3_load(target + 3 * v));
+        }
+        ma = alcm_v3_scale(ma, 1.0 / nv);
+        mb = alcm_v3_scale(mb, 1.0 / nv);
+        alcM3 M = alcm_m3_zero();
+        for (int v = v0; v < v0 + nv; v++) {
+            alcV3 a = alcm_v3_sub(alcm_v3_load(m->vert_local + 3 * v), ma);
+            alcV3 t = alcm_v3_sub(alcm_v3_load(target + 3 * v), mb);
+            double av[3] = {a.x, a.y, a.z}, tv[3] = {t.x, t.y, t.z};
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) M.m[3 * i + j] += tv[i] * av[j];
+        }
+        alcM3 U, V;
+        alcV3 sigma;
+        alcm_m3_svd(M, &U, &sigma, &V);  // U and V proper: R = U V^T is a rotation
+        alcM3 R = alcm_m3_mulT(U, V);
+        alcm_v3_store(rigidTarget + 6 * r, alcm_rotation_log(R));
+        alcm_v3_store(rigidTarget + 6 * r + 3, alcm_v3_sub(mb, alcm_m3_mulv(R, ma)));
+    }
 }

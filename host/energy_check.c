@@ -65,6 +65,8 @@ static Mech mechanical(const alcModel* m, const unsigned char* kin, const alcDat
     // 1/2 tr(Qdot J Qdot^T) (RIPC Eq. 9-10's), gravity at the centre of mass
     double ih = 1.0 / m->opt.timestep;
     for (int r = 0; r < m->nrigid; r++) {
+        int b = m->rigid_body[r];
+        if (m->body_vertnum[b] > 0 && kin[m->body_vertadr[b]]) continue;  // driven: a boundary
         const double* p = d->rigid_pose + 6 * r;
         const double* pp = d->rigid_posePrev + 6 * r;
         double mr = m->rigid_mass[r];

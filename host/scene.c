@@ -793,12 +793,10 @@ static int readBodyList(Loader* L, alciYNode* root, const char* section, int sol
                 return alciy_fail(&L->y, alciy_get(b, "type"),
                                   "unknown body type '%s' (solid or rigid)", type);
             }
-            if (rigid && (alciy_get(b, "drivers") || alciy_get(b, "motion"))) {
-                return alciy_fail(
-                    &L->y,
-                    alciy_get(b, "drivers") ? alciy_get(b, "drivers") : alciy_get(b, "motion"),
-                    "a rigid body cannot be driven yet (kinematic rigid bodies by "
-                    "pose are the next part of issue 17)");
+            if (rigid && alciy_get(b, "drivers")) {
+                return alciy_fail(&L->y, alciy_get(b, "drivers"),
+                                  "a rigid body moves as one: give it a `motion` (drivers move "
+                                  "vertex sets of a solid)");
             }
         }
         const char* mat = NULL;

@@ -917,14 +917,6 @@ alctStatus alci_compileSpec(const alcSpec* s, alcModel** out, char* err, int err
         const SpecDriver* sd = &s->drv[k];
         const alcDriverDef* dd = &sd->def;
         int b = sd->body;
-        if (s->body[b].def.type == ALC_BODY_RIGID) {
-            alci_setMessage(err, errsz,
-                            "driver '%s': rigid body '%s' cannot be driven yet (kinematic rigid "
-                            "bodies by pose are the next part of issue 17)",
-                            sd->name, s->body[b].name);
-            st = ALC_ERR_UNSUPPORTED;
-            break;
-        }
         m->driver_type[k] = dd->type;
         double* prm = m->driver_param + ALC_DRIVER_NPARAM * k;
         for (int j = 0; j < 3; j++) {
@@ -968,6 +960,14 @@ alctStatus alci_compileSpec(const alcSpec* s, alcModel** out, char* err, int err
             cnt++;
         }
         for (int q = 0; q < 3; q++) prm[ALC_DP_CENTROID + q] = cnt ? c[q] / cnt : 0;
+        // a rigid body moves as one: a driver takes all of it (its pose follows the targets)
+        if (st == ALC_OK && s->body[b].def.type == ALC_BODY_RIGID && cnt != m->body_vertnum[b]) {
+            alci_setMessage(err, errsz,
+                            "driver '%s': rigid body '%s' moves as one, so a driver must move all "
+                            "of its %d vertices (this one moves %d); pass nvert = 0",
+                            sd->name, s->body[b].name, m->body_vertnum[b], cnt);
+            st = ALC_ERR_SCENE;
+        }
     }
     int kd = s->ndrv;
     for (int b = 0; b < s->nbody && st == ALC_OK; b++) {

@@ -130,6 +130,8 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
     in.gravity = o->gravity;
     in.rigidPose = d->rigid_pose;
     in.rigidPosePrev = d->rigid_posePrev;
+    in.rigidKin = NULL;  // the IPC model refuses rigid bodies (alc_makeSim)
+    in.rigidTarget = NULL;
     st = ops->beginStep(be, &in);
     if (st == ALC_OK && cp.friction) st = ops->ipcFrictionLag(be, dhat);
     if (st == ALC_OK && !sim->ipcChecked) st = checkSettings(sim, d, dhat, epsd);

@@ -448,28 +448,36 @@ ALC_TEST(api_sharedLibraryWithoutCudaRuntime) {
 /// The robotics example (issue 19, item 9), built by `make` against the shared library: two
 /// kinematic fingers commanded by velocity close on a soft cube, lift it 5 cm and hold it with
 /// friction 0.5, and let it slip out with friction 0.03 (the Coulomb bound: each finger presses
-/// with about 14 N on a cube of 1.23 N, so it holds above mu = 0.042).
+/// with about 14 N on a cube of 1.23 N, so it holds above mu = 0.042). The same with rigid
+/// fingers (issue 17: each finger one rigid body driven by its pose).
 ALC_TEST(api_graspExample) {
     const char* build = getenv("ALC_BUILD");
     const char* dir = alct_tmpDir("grasp", NULL);
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "%s/grasp 0.5 1.6 > %s/held.txt 2>&1", build ? build : "build", dir);
-    int rc = system(cmd);
-    snprintf(cmd, sizeof cmd, "grep -q '^held: cube 5[0-9].[0-9] mm above' %s/held.txt", dir);
-    ENSURE_MSG(WIFEXITED(rc) && WEXITSTATUS(rc) == 0 && system(cmd) == 0, "mu 0.5 (%s/held.txt)",
-               dir);
-    snprintf(cmd, sizeof cmd, "%s/grasp 0.03 1.6 > %s/slip.txt 2>&1", build ? build : "build", dir);
-    rc = system(cmd);
-    snprintf(cmd, sizeof cmd, "grep -q '^dropped: cube 0.[0-9] mm above' %s/slip.txt", dir);
-    ENSURE_MSG(WIFEXITED(rc) && WEXITSTATUS(rc) == 2 && system(cmd) == 0, "mu 0.03 (%s/slip.txt)",
-               dir);
-    char path[1100], line[512] = "";
-    snprintf(path, sizeof path, "%s/held.txt", dir);
-    FILE* f = fopen(path, "r");
-    while (f && fgets(line, sizeof line, f) && strncmp(line, "held", 4) != 0) {
+    for (int rigid = 0; rigid < 2; rigid++) {
+        const char* kind = rigid ? "rigid" : "elastic";
+        char cmd[4096];
+        snprintf(cmd, sizeof cmd, "%s/grasp 0.5 1.6 0.5 0 0 %d > %s/held_%s.txt 2>&1",
+                 build ? build : "build", rigid, dir, kind);
+        int rc = system(cmd);
+        snprintf(cmd, sizeof cmd, "grep -q '^held: cube 5[0-9].[0-9] mm above' %s/held_%s.txt", dir,
+                 kind);
+        ENSURE_MSG(WIFEXITED(rc) && WEXITSTATUS(rc) == 0 && system(cmd) == 0,
+                   "mu 0.5 (%s/held_%s.txt)", dir, kind);
+        snprintf(cmd, sizeof cmd, "%s/grasp 0.03 1.6 0.5 0 0 %d > %s/slip_%s.txt 2>&1",
+                 build ? build : "build", rigid, dir, kind);
+        rc = system(cmd);
+        snprintf(cmd, sizeof cmd, "grep -q '^dropped: cube 0.[0-9] mm above' %s/slip_%s.txt", dir,
+                 kind);
+        ENSURE_MSG(WIFEXITED(rc) && WEXITSTATUS(rc) == 2 && system(cmd) == 0,
+                   "mu 0.03 (%s/slip_%s.txt)", dir, kind);
+        char path[1100], line[512] = "";
+        snprintf(path, sizeof path, "%s/held_%s.txt", dir, kind);
+        FILE* f = fopen(path, "r");
+        while (f && fgets(line, sizeof line, f) && strncmp(line, "held", 4) != 0) {
+        }
+        if (f) fclose(f);
+        alct_note("%s fingers, mu 0.5: %s", kind, line);
     }
-    if (f) fclose(f);
-    alct_note("mu 0.5: %s", line);
     return ALC_TEST_PASS;
 }
 

@@ -307,8 +307,9 @@ ALC_TEST(rigid_body_scene) {
         const char* expect;
     } bad[] = {
         {"    type: stiff\n", "unknown body type 'stiff'"},
-        {"    type: rigid\n    motion: {type: linear, velocity: [1, 0, 0]}\n",
-         "a rigid body cannot be driven yet"},
+        {"    type: rigid\n    drivers:\n      - {name: d, select: {all: true}, motion: {type: "
+         "fixed}}\n",
+         "a rigid body moves as one: give it a `motion`"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char text[1024];

@@ -61,7 +61,7 @@ ALC_TEST(stepbound_randomMotionsStayClean) {
     unsigned char* kin = (unsigned char*)calloc((size_t)m->nvert, 1);
     memcpy(x, m->vert_x0, sizeof(double) * 3 * (size_t)m->nvert);
     for (int v = 0; v < m->nvert; v++) kin[v] = m->vert_driver[v] >= 0;
-    alciStepInput in = {x, zero, x, kin, 0.01, m->opt.gravity, NULL, NULL};  // no rigid bodies
+    alciStepInput in = {x, zero, x, kin, 0.01, m->opt.gravity, NULL, NULL, NULL, NULL};  // no rigid
     unsigned char* obstacle = (unsigned char*)calloc((size_t)m->nbody, 1);
     for (int b = 0; b < m->nbody; b++) obstacle[b] = m->body_type[b] == ALC_BODY_OBSTACLE;
 

@@ -87,6 +87,26 @@ ALC_HD alcV3 alcm_rotation_log(alcM3 R) {
     return alcm_v3_scale(n, angle);
 }
 
+/// Of the rotation vectors of one rotation, the one nearest to ref: theta (|theta| <= pi, as
+/// alcm_rotation_log gives it) or theta lengthened or shortened by a full turn along its axis.
+/// A kinematic rigid body's target (rigid_ref.c) so chosen makes the step's path, linear in the
+/// rotation vector, turn the short way: from (pi - 0.01) z to -(pi - 0.01) z, the target of a
+/// 0.02 rad turn, the linear path would otherwise turn back by 6.26 rad.
+/// @param[in] theta  rotation vector (rad)
+/// @param[in] ref    the rotation vector the path starts from (rad)
+ALC_HD alcV3 alcm_rotation_nearest(alcV3 theta, alcV3 ref) {
+    double n = alcm_v3_norm(theta);
+    if (!(n > 0)) return theta;  // identity: any other vector of it is 2 pi long, never nearer
+    alcV3 best = theta;
+    double bestD = alcm_v3_norm(alcm_v3_sub(theta, ref));
+    for (int k = -1; k <= 1; k += 2) {
+        alcV3 c = alcm_v3_scale(theta, (n + k * 6.283185307179586) / n);
+        double dc = alcm_v3_norm(alcm_v3_sub(c, ref));
+        if (dc < bestD) best = c, bestD = dc;
+    }
+    return best;
+}
+
 /// The scalar factors of R(theta) = Id + s [theta] + c [theta]^2 and of its derivatives, as
 /// functions of n = |theta| (RIPC App. A): s = sin n / n, c = (1 - cos n) / n^2, and
 /// gs = s'(n) / n, hs = gs'(n) / n, gc = c'(n) / n, hc = gc'(n) / n, so that

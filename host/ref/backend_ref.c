@@ -109,7 +109,7 @@ static alctStatus opBeginStep(void* be, const alciStepInput* in) {
         }
     }
     (void)m;
-    if (B->nr > 0) alcr_rigid_begin(B, in->rigidPose, in->rigidPosePrev, in->gravity, h);
+    if (B->nr > 0) alcr_rigid_begin(B, in);
     ThreadScope ts = enterThreads(B);
     if (B->cp.friction) alcr_friction_lag(B);
     leaveThreads(ts);
@@ -279,7 +279,7 @@ static alctStatus opKinPlace(void* be, double fraction, int allTets, int fromX, 
     for (int v = 0; v < B->n; v++) any |= B->kin[v];
     *remaining = 0;
     if (!any) return ALC_OK;
-    int nv3 = 3 * B->n;  // the vertices' rows (the rigid bodies' nodes are never kinematic)
+    int nv3 = 3 * B->n;  // the vertices' rows (kinematic rigid bodies: alcr_rigid_kinPlace)
     if (fromX) {
         for (int i = 0; i < B->N; i++) B->xhat[i] = B->x[i];
     }
@@ -296,10 +296,11 @@ static alctStatus opKinPlace(void* be, double fraction, int allTets, int fromX, 
             if (!B->kin[i / 3]) B->xhat[i] += f * (B->trial[i] - B->xhat[i]);
         }
     }
-    // kinematic vertices: onto their targets, or as far as the elements beside them allow
+    // kinematic vertices: onto their targets, or as far as the elements beside them allow (a
+    // kinematic rigid body's nodes are at their target, and its vertices follow them)
     double rem = 0;
     for (int v = 0; v < B->n; v++) {
-        if (!B->kin[v]) continue;
+        if (!B->kin[v] || (B->nr > 0 && B->rigidOf[v] >= 0)) continue;
         for (int k = 0; k < 3; k++) {
             int i = 3 * v + k;
             B->xhat[i] =
@@ -308,6 +309,7 @@ static alctStatus opKinPlace(void* be, double fraction, int allTets, int fromX, 
             if (e > rem) rem = e;
         }
     }
+    alcr_rigid_kinPlace(B);
     *remaining = rem;
     return ALC_OK;
 }
@@ -561,7 +563,7 @@ alctStatus alcr_backend_make(alcSim* sim, alciBackend* out) {
     B->g = (double*)allocTracked(B, vec);
     B->trial = (double*)allocTracked(B, vec);
     B->pcgWork = (double*)allocTracked(B, 4 * vec);
-    B->kin = (unsigned char*)allocTracked(B, (size_t)B->n);
+    B->kin = (unsigned char*)allocTracked(B, (size_t)B->nn);
     B->carryLevel = (int*)allocTracked(B, sizeof(int) * (size_t)B->n);
     B->carry = (double*)allocTracked(B, 2 * vec);
     alctStatus st = ALC_OK;

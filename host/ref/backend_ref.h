@@ -72,7 +72,8 @@ typedef struct alcrBackend_ {
     double* g;
     double* trial;
     double* pcgWork;     // 4 N
-    unsigned char* kin;  // kinematic mask of the step (n)
+    unsigned char* kin;  // kinematic mask of the step: the vertices, then the rigid bodies'
+                         // nodes (nn; a kinematic rigid body's two nodes and its vertices)
     int* carryLevel;     // kinPlace's carry-along: ring of each vertex (n; alcm_kincarry.h)
     double* carry;       // kinPlace's carry-along: displacement left after the body shift (N)
 
@@ -150,6 +151,8 @@ typedef struct alcrBackend_ {
     int nr;               // rigid bodies
     int* rigidOf;         // rigid body of each vertex, -1 for other vertices (n)
     double* rigidQt;      // Qtilde = 2 Q^t - Q^{t-1} of each rigid body (nr x 9)
+    double* rigidTarget;  // a kinematic rigid body's pose at t + h, its rotation vector the one
+                          // nearest to its pose at t (nr x 6; alcr_rigid_begin)
     double* rigidPoseIO;  // the step input's pose arrays, written back by endStep
     double* rigidPrevIO;
     // contact on rigid bodies (rigid_contact_ref.c): per active pair, the DOF nodes its
@@ -209,9 +212,12 @@ void alcr_rigid_free(alcrBackend* B);
 /// The rigid vertices of pos (3 nn) at R(theta) vert_local + q of their bodies' nodes in pos.
 void alcr_rigid_place(const alcrBackend* B, double* pos);
 /// The bodies' nodes of X, XT and XHAT from the step's poses, q~ in XTILDE's q rows, and
-/// Qtilde; remembers the pose arrays for alcr_rigid_end.
-void alcr_rigid_begin(alcrBackend* B, double* pose, double* posePrev, const double* gravity,
-                      double h);
+/// Qtilde; the kinematic bodies' nodes marked in KIN and at their targets in XHAT; remembers the
+/// pose arrays for alcr_rigid_end.
+void alcr_rigid_begin(alcrBackend* B, const alciStepInput* in);
+/// A kinematic rigid body's nodes in XHAT at its target pose, and its vertices placed (AL paper
+/// §5.3: moving boundaries at their targets in xhat^[0]).
+void alcr_rigid_kinPlace(alcrBackend* B);
 /// Writes the new poses (X's nodes) and the ones they replace (XT's) to the step's arrays.
 void alcr_rigid_end(const alcrBackend* B);
 /// Inertia of the rigid bodies at pos (IP units, kg m^2): RIPC Eq. 9 and 10.

@@ -213,6 +213,7 @@ alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out) {
     // compliance to add, and mu at C times its mass left the iterates deep in their contacts
     // (a stack bounced by g h^2; backend_ref.h)
     for (int r = 0; r < B->nr; r++) {
+        if (B->kin[B->n + 2 * r]) continue;  // a kinematic rigid body: a moving boundary
         double vd = ALCR_RIGID_MU_MASS * m->rigid_mass[r];
         if (vd > md) md = vd;
         if (!(vd > 0)) continue;

@@ -41,10 +41,10 @@ static int findRoot(int* parent, int i) {
     return i;
 }
 
-/// Rows outside every component: kinematic vertices, and the rigid bodies' vertices (their
-/// rows are derived from the bodies' nodes).
+/// Rows outside every component: kinematic vertices and kinematic rigid bodies' nodes, and the
+/// rigid bodies' vertices (their rows are derived from the bodies' nodes).
 static int outside(const alcrBackend* B, int i) {
-    return i < B->n && (B->kin[i] || (B->nr > 0 && B->rigidOf[i] >= 0));
+    return B->kin[i] || (i < B->n && B->nr > 0 && B->rigidOf[i] >= 0);
 }
 
 /// A row's translational mass: a vertex's mass, a rigid body's on its q node, 0 on its theta
@@ -92,7 +92,7 @@ static void labelComponents(alcrBackend* B) {
         if (i < B->n && B->kinBody[i]) id[B->comp[i]] = 1;
         for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
             int j = A->col[k];
-            if (j < B->n && B->kin[j]) id[B->comp[i]] = 1;
+            if (B->kin[j]) id[B->comp[i]] = 1;  // a kinematic vertex or rigid body's node
         }
     }
     B->ncomp = nc;

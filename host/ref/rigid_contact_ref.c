@@ -123,7 +123,7 @@ double alcr_rigid_pairDelta(const alcrBackend* B, int p, const double* pos) {
 }
 
 static int nodeKinematic(const alcrBackend* B, int node) {
-    return node < B->n && B->kin[node];
+    return B->kin[node];  // a kinematic vertex, or a kinematic rigid body's node
 }
 
 /// Add gs G (3 per node) to the gradient and, when H is not NULL, the Hessian H (3 nn x 3 nn,

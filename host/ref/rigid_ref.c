@@ -3,7 +3,9 @@
 // with the inertia of RIPC Eq. 9-10 (implicit Euler on Q and q); its vertices' rows are
 // derived, R(theta) vert_local + q, and eliminated from the linear systems like moving
 // boundaries. Contact and friction reach the nodes through rigid_contact_ref.c (the AL and
-// penalty models; the library refuses the IPC model on rigid bodies, host/api.c).
+// penalty models; the library refuses the IPC model on rigid bodies, host/api.c). A driven
+// (kinematic) body's nodes are a moving boundary: at its target pose in the first iterate and
+// eliminated (AL paper §5.3; the pose from the drivers' vertex targets, host/driver.c).
 #include "hd/alcm_barrier.h"
 #include "hd/alcm_rigid.h"
 #include "hd/alcm_rigid_energy.h"
@@ -31,8 +33,9 @@ alctStatus alcr_rigid_make(alcrBackend* B) {
     const alcModel* m = B->m;
     B->rigidOf = (int*)malloc(sizeof(int) * (size_t)(B->n > 0 ? B->n : 1));
     B->rigidQt = (double*)calloc((size_t)(B->nr > 0 ? 9 * B->nr : 1), sizeof(double));
-    if (!B->rigidOf || !B->rigidQt) return ALC_ERR_NOMEM;
-    B->bytes += sizeof(int) * (size_t)B->n + sizeof(double) * 9 * (size_t)B->nr;
+    B->rigidTarget = (double*)calloc((size_t)(B->nr > 0 ? 6 * B->nr : 1), sizeof(double));
+    if (!B->rigidOf || !B->rigidQt || !B->rigidTarget) return ALC_ERR_NOMEM;
+    B->bytes += sizeof(int) * (size_t)B->n + sizeof(double) * 15 * (size_t)B->nr;
     for (int v = 0; v < B->n; v++) B->rigidOf[v] = m->body_rigid[m->vert_body[v]];
     return ALC_OK;
 }
@@ -40,6 +43,7 @@ alctStatus alcr_rigid_make(alcrBackend* B) {
 void alcr_rigid_free(alcrBackend* B) {
     free(B->rigidOf);
     free(B->rigidQt);
+    free(B->rigidTarget);
 }
 
 void alcr_rigid_place(const alcrBackend* B, double* pos) {
@@ -57,8 +61,11 @@ void alcr_rigid_place(const alcrBackend* B, double* pos) {
     }
 }
 
-void alcr_rigid_begin(alcrBackend* B, double* pose, double* posePrev, const double* gravity,
-                      double h) {
+void alcr_rigid_begin(alcrBackend* B, const alciStepInput* in) {
+    double* pose = in->rigidPose;
+    double* posePrev = in->rigidPosePrev;
+    const double* gravity = in->gravity;
+    double h = in->h;
     B->rigidPoseIO = pose;
     B->rigidPrevIO = posePrev;
     for (int r = 0; r < B->nr; r++) {
@@ -84,10 +91,32 @@ void alcr_rigid_begin(alcrBackend* B, double* pose, double* posePrev, const doub
         alcM3 Qt =
             alcm_rigid_Qtilde(alcm_rodrigues(alcm_v3_load(p)), alcm_rodrigues(alcm_v3_load(pp)));
         alcm_m3_store(B->rigidQt + 9 * r, Qt);
+        // a kinematic body (a driven one, AL paper §5.3): its nodes are eliminated and sit at
+        // its target in XHAT; the rotation vector of the target nearest to the start's makes
+        // the step's path turn the short way
+        int kin = in->rigidKin && in->rigidKin[r];
+        B->kin[B->n + 2 * r] = B->kin[B->n + 2 * r + 1] = (unsigned char)kin;
+        if (kin) {
+            const double* t = in->rigidTarget + 6 * r;
+            alcV3 th1 = alcm_rotation_nearest(alcm_v3_load(t), alcm_v3_load(B->xt + i));
+            alcm_v3_store(B->rigidTarget + 6 * r, th1);
+            memcpy(B->rigidTarget + 6 * r + 3, t + 3, sizeof(double) * 3);
+            memcpy(B->xhat + i, B->rigidTarget + 6 * r, sizeof(double) * 6);
+        }
     }
     alcr_rigid_place(B, B->xt);
     alcr_rigid_place(B, B->x);
     alcr_rigid_place(B, B->xhat);
+}
+
+void alcr_rigid_kinPlace(alcrBackend* B) {
+    int any = 0;
+    for (int r = 0; r < B->nr; r++) {
+        if (!B->kin[B->n + 2 * r]) continue;
+        memcpy(B->xhat + 3 * (B->n + 2 * r), B->rigidTarget + 6 * r, sizeof(double) * 6);
+        any = 1;
+    }
+    if (any) alcr_rigid_place(B, B->xhat);
 }
 
 void alcr_rigid_end(const alcrBackend* B) {
@@ -126,6 +155,17 @@ void alcr_rigid_assemble(alcrBackend* B) {
     }
     for (int r = 0; r < B->nr; r++) {
         int nt = B->n + 2 * r, nq = nt + 1;
+        if (B->kin[nt]) {
+            // a kinematic body: its rows eliminated, as a moving boundary's (§5.3)
+            for (int node = nt; node <= nq; node++) {
+                int r0 = A->rowptr[node], r1 = A->rowptr[node + 1];
+                memset(A->val + 9 * r0, 0, sizeof(double) * 9 * (size_t)(r1 - r0));
+                double* dg = A->val + 9 * A->diag[node];
+                dg[0] = dg[4] = dg[8] = m->rigid_mass[r];
+                memset(B->g + 3 * node, 0, sizeof(double) * 3);
+            }
+            continue;
+        }
         alcV3 I = alcm_v3_load(m->rigid_inertia + 3 * r);
         alcV3 J = alcm_rigid_J(I);
         double H[9];

@@ -158,7 +158,10 @@ ALC_API alctStatus alc_specAddBody(alcSpec* spec, const alcBodyDef* def, int* in
 
 /// Add a driver moving the listed vertices of a body (local vertex indices of that body).
 /// With nvert == 0 and verts == NULL the driver moves the whole body. A vertex belongs to at
-/// most one driver.
+/// most one driver. A rigid body (ALC_BODY_RIGID) moves as one: its driver must move all of
+/// its vertices, and the body follows the pose that takes its vertices onto their targets
+/// (kinematic rigid bodies; alc_compileSpec refuses a driver on part of one). Released (def
+/// release), it flies on with the velocity of its last driven step.
 /// @param[out] index  its driver index
 /// @return ALC_OK; ALC_ERR_BAD_DEF for a def not from alc_defaultDriverDef;
 ///         ALC_ERR_INVALID_ARG for an unknown body, a vertex out of range or already driven,
@@ -261,7 +264,8 @@ ALC_API void alc_resetData(const alcModel* model, alcData* data);
 /// (x = c + R (x0 - c) + t with c the vertices' initial centroid), and mark the driver
 /// external so alc_step keeps them. The pose set before an alc_step is where the driven
 /// vertices are at the end of that step (within the AL paper's Eq. 21 bound, eps h |v|); it
-/// stays the target of later steps until set again. To hand the driver back to its scripted
+/// stays the target of later steps until set again. A driven rigid body takes that pose as
+/// one body (its centre of mass and rotation follow). To hand the driver back to its scripted
 /// motion, set data->driver_external[driver] = 0: the script's pose at the step's end time
 /// applies from the next step (a jump if it differs from where the vertices are).
 /// @param[in] translation  t (3), m
