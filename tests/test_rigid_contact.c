@@ -211,3 +211,108 @@ ALC_TEST(rigid_contact_chainHangs) {
     ENSURE(swing > 0.005);
     return ALC_TEST_PASS;
 }
+
+/// The coin of scenes/rigid_coin.yaml: the angle (degrees) of its axis (the principal axis of
+/// its largest moment) from the vertical.
+static double coinTilt(const Run* r) {
+    alcM3 R = alcm_rodrigues(alcm_v3_load(r->d->rigid_pose));
+    double c = fabs(alcm_m3_col(R, 0).y);
+    return acos(c < 1 ? c : 1) * 180 / 3.14159265358979323846;
+}
+
+ALC_TEST(rigid_contact_coinComesToRest) {
+    // a coin spun at 60 rad/s on its edge, tipped 10 degrees (scenes/rigid_coin.yaml): it spins
+    // and wobbles on its edge, falls flat and stops, resting at half its thickness plus the
+    // contact offset; no energy warning, every state clean
+    Run r;
+    ENSURE(openRun(&r, "rigid_coin.yaml", NULL, NULL, -1));
+    ENSURE(r.m->nrigid == 1);
+    const double h = r.m->opt.timestep, delta = r.m->opt.delta;
+    int ok = 1, steps = r.m->run.steps, warned = 0;
+    double upright = 90, fellAt = -1, wMax = 0;
+    for (int s = 1; ok && s <= steps; s++) {
+        ok = stepRun(&r);
+        double tilt = coinTilt(&r), v[3], w;
+        rigidVelocity(&r, 0, v, &w);
+        if (s * h <= 0.2 + 1e-9) upright = fmin(upright, tilt);
+        if (fellAt < 0 && tilt < 1) fellAt = s * h;
+        if (s * h > 0.1) wMax = fmax(wMax, w);
+        warned |= r.d->warning[ALC_WARN_ENERGY_GAIN].count > 0;
+    }
+    double v[3], w, tilt = coinTilt(&r), y = r.d->rigid_pose[4];
+    rigidVelocity(&r, 0, v, &w);
+    closeRun(&r);
+    ENSURE(ok);
+    alct_note(
+        "on its edge through 0.2 s (axis at least %.1f deg from the vertical), spinning up to "
+        "%.1f rad/s after 0.1 s; flat from %.3f s; at %.1f s: tilt %.2e deg, speed %.2e m/s, "
+        "spin %.2e rad/s, centre %.7f m above the table (expected %.7f)",
+        upright, wMax, fellAt, steps * h, tilt, norm3(v), w, y, 0.001 + delta);
+    ENSURE(upright > 45 && wMax > 10);
+    ENSURE(fellAt > 0.2 && fellAt < steps * h - 0.05);
+    ENSURE(tilt < 0.01 && norm3(v) < 1e-6 && w < 1e-4);
+    ENSURE(fabs(y - (0.001 + delta)) < 1e-6);
+    ENSURE(!warned);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(rigid_contact_coinSpinsDownFlat) {
+    // the coin lying flat, spun at 20 rad/s (rigid_coin.yaml with tilt 0): Coulomb friction
+    // slows it at a constant rate. While it slides every contact's friction is at mu times its
+    // normal force, the torque of the reported friction forces about its centre is its moment
+    // of inertia times its angular deceleration, and it stops at the time that torque predicts
+    const char* names[] = {"tilt", "spin", NULL};
+    const double values[] = {0, 20};
+    Run r;
+    ENSURE(openRun(&r, "rigid_coin.yaml", names, values, -1));
+    const double h = r.m->opt.timestep, mu = 0.3, I = r.m->rigid_inertia[0];
+    int ok = 1, steps = 60;
+    double wPrev = 20, worstBalance = 0, worstCoulomb = 0, torque = 0, stopAt = -1, wSlide = 0;
+    double tSlide = 0;
+    for (int s = 1; ok && s <= steps; s++) {
+        ok = stepRun(&r);
+        const double* p = r.d->rigid_pose;
+        double v[3], w;
+        rigidVelocity(&r, 0, v, &w);
+        // the torque about the vertical through the centre of mass from the contact report
+        const alcContact* c = NULL;
+        int n = 0;
+        alc_getContacts(r.sim, &c, &n);
+        double tau = 0;
+        for (int i = 0; i < n; i++) {
+            int side = c[i].body[0] == 0 ? 0 : 1;
+            double sign = side == 0 ? 1 : -1;  // friction is reported acting on side 0
+            double rx = c[i].point[side][0] - p[3], rz = c[i].point[side][2] - p[5];
+            double fx = sign * c[i].frictionForce[0], fz = sign * c[i].frictionForce[2];
+            tau += rz * fx - rx * fz;
+            double ft = sqrt(fx * fx + fz * fz), fn = c[i].normalForce;
+            // past the first steps (friction lags the normal forces by a step)
+            if (s > 4 && w > 0.5 && fn > 1e-9)
+                worstCoulomb =
+                    fmax(worstCoulomb, fabs(ft / (mu * fn) - 1) * (rx * rx + rz * rz > 1e-8));
+        }
+        // I dw/dt against tau while the step turns it by less than 0.04 rad (implicit Euler's
+        // own dissipation of the spin grows with the cube of the step's angle)
+        if (wPrev < 8 && w > 0.5) {
+            worstBalance = fmax(worstBalance, fabs(I * (w - wPrev) / h - tau) / fabs(tau));
+            torque = tau;
+            wSlide = w;
+            tSlide = s * h;
+        }
+        if (stopAt < 0 && w < 1e-3) stopAt = s * h;
+        wPrev = w;
+    }
+    closeRun(&r);
+    ENSURE(ok);
+    // from the last sliding step on, the constant deceleration tau / I
+    double predicted = tSlide + wSlide * I / fabs(torque);
+    alct_note(
+        "friction torque %.4e N m (I = %.4e kg m^2): I dw/dt within %.2e of it, each contact's "
+        "friction within %.2e of mu N off the centre; stopped by %.3f s, predicted %.4f s",
+        torque, I, worstBalance, worstCoulomb, stopAt, predicted);
+    ENSURE(torque < 0);
+    ENSURE(worstBalance < 0.01);
+    ENSURE(worstCoulomb < 1e-3);
+    ENSURE(stopAt > 0 && fabs(stopAt - predicted) <= 2 * h);
+    return ALC_TEST_PASS;
+}
