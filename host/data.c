@@ -1,6 +1,7 @@
 // alcData: allocation in one 64-byte aligned buffer (X-macro list), reset and state hash.
 #include "alc_internal.h"
 #include "hd/alcm_rigid.h"
+#include "hd/alcm_rigid_energy.h"
 #include "model_xmacro.h"
 
 #include <stdlib.h>
@@ -55,16 +56,19 @@ void alc_resetData(const alcModel* m, alcData* d) {
     for (int v = 0; v < m->nvert; v++) {
         if (m->vert_driver[v] >= 0) d->v[3 * v] = d->v[3 * v + 1] = d->v[3 * v + 2] = 0;
     }
-    // rigid bodies: the pose one step earlier from the initial velocities, R_prev =
-    // R(-h omega) R_0 (omega in world axes) and q_prev = q_0 - h v, so that implicit Euler's
-    // velocity (pose - posePrev) / h starts at them
+    // rigid bodies: the pose one step earlier from the initial velocities, q_prev = q_0 - h v,
+    // and R_prev from which the discrete rigid body (alcm_rigid_previous) arrives at R_0 with
+    // the angular momentum I w of w (world axes), so that the steps start at them
     double h = m->opt.timestep;
     for (int r = 0; r < m->nrigid; r++) {
         const double* p0 = m->rigid_pose0 + 6 * r;
         const double* v0 = m->rigid_vel0 + 6 * r;
         memcpy(d->rigid_pose + 6 * r, p0, sizeof(double) * 6);
         alcM3 R0 = alcm_rodrigues(alcm_v3_load(p0));
-        alcM3 Rp = alcm_m3_mul(alcm_rodrigues(alcm_v3_scale(alcm_v3_load(v0), -h)), R0);
+        alcV3 I = alcm_v3_load(m->rigid_inertia + 3 * r);
+        alcV3 wb = alcm_m3_mulv(alcm_m3_transpose(R0), alcm_v3_load(v0));  // body axes
+        alcV3 Pi = alcm_v3(I.x * wb.x, I.y * wb.y, I.z * wb.z);
+        alcM3 Rp = alcm_rigid_previous(R0, Pi, alcm_rigid_J(I), h);
         alcm_v3_store(d->rigid_posePrev + 6 * r, alcm_rotation_log(Rp));
         for (int k = 0; k < 3; k++) d->rigid_posePrev[6 * r + 3 + k] = p0[3 + k] - h * v0[3 + k];
     }

@@ -1,7 +1,9 @@
 // The rigid incremental potential of one body (rigid IPC, Ferguson et al. 2021, §4.1): the
-// inertia terms of implicit Euler on the rotation matrix and the translation, in the rotation
-// vector and translation (theta, q), with their gradients and Hessians; and the Jacobian of a
-// body point's position in those degrees of freedom, through which contact forces reach them.
+// inertia terms of the rotation matrix and the translation, in the rotation vector and
+// translation (theta, q), with their gradients and Hessians; the predicted rotation they pull
+// towards, the free step of the discrete rigid body (Moser and Veselov 1991), which keeps a free
+// body's angular momentum where RIPC's implicit Euler on Q loses it; and the Jacobian of a body
+// point's position in those degrees of freedom, through which contact forces reach them.
 // Shared by host C11 and CUDA device code. Header-only: includes only alcm_rigid.h (STYLE.md §7).
 #ifndef ALC_HD_ALCM_RIGID_ENERGY_H_
 #define ALC_HD_ALCM_RIGID_ENERGY_H_
@@ -18,14 +20,115 @@ ALC_HD alcV3 alcm_rigid_J(alcV3 I) {
 }
 
 /// The predicted rotation of implicit Euler without torque (RIPC Eq. 9 with tau = 0):
-/// Qtilde = Q + h Qdot = 2 Q - Qprev, with Qdot = (Q - Qprev) / h, Q and Qprev the rotations at
-/// the start of this step and of the last. (External torques enter Qtilde as h^2 [tau] J^-1;
-/// they come with the API's rigid bodies.)
+/// Qtilde = Q + h Qdot = Q + s (Q - Qprev), with Qdot = (Q - Qprev) / hPrev, Q and Qprev the
+/// rotations at the start of this step and hPrev earlier, s = h / hPrev (2 Q - Qprev for equal
+/// steps). Not orthogonal in general. The solver predicts by alcm_rigid_predict, which falls back
+/// on this. (External torques would enter as h^2 [tau] J^-1.)
 /// @param[in] Q, Qprev  rotation matrices
-ALC_HD alcM3 alcm_rigid_Qtilde(alcM3 Q, alcM3 Qprev) {
+/// @param[in] s         h / hPrev
+ALC_HD alcM3 alcm_rigid_Qtilde(alcM3 Q, alcM3 Qprev, double s) {
     alcM3 r;
-    for (int i = 0; i < 9; i++) r.m[i] = 2.0 * Q.m[i] - Qprev.m[i];
+    for (int i = 0; i < 9; i++) r.m[i] = Q.m[i] + s * (Q.m[i] - Qprev.m[i]);
     return r;
+}
+
+/// The skew part's vector vee(F J - J F^T) of a rotation F against J's diagonal: for
+/// F = R_k^T R_{k+1}, h times the body's angular momentum at step k in the discrete rigid body of
+/// Moser and Veselov (kg m^2).
+ALC_HD alcV3 alcm_rigid_mvMoment(alcM3 F, alcV3 J) {
+    // (F J - J F^T)_ij = F_ij J_j - J_i F_ji
+    double Jd[3] = {J.x, J.y, J.z};
+    alcM3 S;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            S.m[3 * i + j] = F.m[3 * i + j] * Jd[j] - Jd[i] * F.m[3 * j + i];
+    return alcm_v3(S.m[7], S.m[2], S.m[3]);  // S is skew: (S_21, S_02, S_10)
+}
+
+/// The rotation F near the identity with F J - J F^T = [b] (the discrete rigid body's step of
+/// Moser and Veselov: b = h times its body angular momentum), by Newton's method on F's rotation
+/// vector from the small-angle guess I^-1 b (I = tr(J) - J, the principal moments).
+/// @param[in]  b  the skew part's vector (kg m^2)
+/// @param[in]  J  J's diagonal (alcm_rigid_J; kg m^2)
+/// @param[out] F  the rotation
+/// @return 1 when solved to rounding; 0 when the iteration did not converge (a step turning the
+///         body by about a quarter turn or more has no such F near the identity)
+ALC_HD int alcm_rigid_mvSolve(alcV3 b, alcV3 J, alcM3* F) {
+    double tr = J.x + J.y + J.z;
+    alcV3 I = alcm_v3(tr - J.x, tr - J.y, tr - J.z);
+    alcV3 phi = alcm_v3(b.x / I.x, b.y / I.y, b.z / I.z);
+    double scale = alcm_v3_norm(b) + 1e-300;
+    for (int it = 0; it < 40; it++) {
+        alcM3 G = alcm_rodrigues(phi);
+        alcV3 f = alcm_v3_sub(alcm_rigid_mvMoment(G, J), b);
+        if (alcm_v3_norm(f) <= 4e-16 * scale) {
+            *F = G;
+            return 1;
+        }
+        alcM3 dG[3], K;
+        alcm_rodrigues_grad(phi, dG);
+        for (int j = 0; j < 3; j++) {
+            alcV3 c = alcm_rigid_mvMoment(dG[j], J);
+            K.m[j] = c.x;
+            K.m[3 + j] = c.y;
+            K.m[6 + j] = c.z;
+        }
+        alcM3 Kinv;
+        if (!alcm_m3_inverse(K, &Kinv)) return 0;
+        alcV3 d = alcm_m3_mulv(Kinv, f);
+        phi = alcm_v3_sub(phi, d);
+        if (!(alcm_v3_norm(phi) < 3.0)) return 0;
+        if (alcm_v3_norm(d) <= 1e-15 * (1.0 + alcm_v3_norm(phi))) {
+            *F = alcm_rodrigues(phi);
+            return alcm_v3_norm(alcm_v3_sub(alcm_rigid_mvMoment(*F, J), b)) <=
+                   1e-12 * scale + 1e-300;
+        }
+    }
+    return 0;
+}
+
+/// The body angular momentum (kg m^2/s, in the frame of R) at the end of a step of length h from
+/// Rprev to R in the discrete rigid body: Pi = F^T vee(F J - J F^T) / h with F = Rprev^T R.
+ALC_HD alcV3 alcm_rigid_mvMomentum(alcM3 R, alcM3 Rprev, alcV3 J, double h) {
+    alcM3 F = alcm_m3_Tmul(Rprev, R);
+    return alcm_v3_scale(alcm_m3_mulv(alcm_m3_transpose(F), alcm_rigid_mvMoment(F, J)), 1.0 / h);
+}
+
+/// The predicted rotation of a step of length h without torque: R~ = R F with
+/// F J - J F^T = h [Pi] (the discrete rigid body of Moser and Veselov, whose free motion keeps
+/// the angular momentum R Pi exactly), Pi the body momentum that the step from Rprev to R over
+/// hPrev leaves (alcm_rigid_mvMomentum). A step that turned the body by more than a quarter
+/// turn is beyond the discrete rigid body (its momentum, the sine of the angle, reads as that of
+/// the turn pi minus the angle), and so is a prediction without a solution: there, implicit
+/// Euler's Q + (h / hPrev)(Q - Qprev) (RIPC Eq. 9).
+/// @param[in] R, Rprev  rotations at the start of the step and hPrev earlier
+/// @param[in] J         J's diagonal (kg m^2)
+/// @param[in] hPrev, h  the time from Rprev to R, and the step (s)
+ALC_HD alcM3 alcm_rigid_predict(alcM3 R, alcM3 Rprev, alcV3 J, double hPrev, double h) {
+    alcM3 Fp = alcm_m3_Tmul(Rprev, R);
+    alcV3 Pi = alcm_rigid_mvMomentum(R, Rprev, J, hPrev);
+    alcM3 F;
+    // tr F = 1 + 2 cos(angle): more than a quarter turn where the trace is below 1
+    if (Fp.m[0] + Fp.m[4] + Fp.m[8] > 1.0 && alcm_rigid_mvSolve(alcm_v3_scale(Pi, h), J, &F)) {
+        return alcm_m3_mul(R, F);
+    }
+    return alcm_rigid_Qtilde(R, Rprev, h / hPrev);
+}
+
+/// The rotation h before R from which a step of length h arrives at R with body momentum Pi
+/// (frame R): Rprev = R F with F J - J F^T = -h [Pi] (the step of alcm_rigid_predict run
+/// backwards). Where that has no solution, R(-h w) R with the body's angular velocity w = R I^-1
+/// Pi in world axes.
+/// @param[in] R   rotation
+/// @param[in] Pi  body angular momentum (kg m^2/s, in the frame of R)
+/// @param[in] J   J's diagonal (kg m^2)
+/// @param[in] h   time (s)
+ALC_HD alcM3 alcm_rigid_previous(alcM3 R, alcV3 Pi, alcV3 J, double h) {
+    alcM3 F;
+    if (alcm_rigid_mvSolve(alcm_v3_scale(Pi, -h), J, &F)) return alcm_m3_mul(R, F);
+    double tr = J.x + J.y + J.z;
+    alcV3 wb = alcm_v3(Pi.x / (tr - J.x), Pi.y / (tr - J.y), Pi.z / (tr - J.z));
+    return alcm_m3_mul(alcm_rodrigues(alcm_v3_scale(alcm_m3_mulv(R, wb), -h)), R);
 }
 
 /// Rotational inertia energy E_Q(theta) = (1/2) tr(R J R^T) - tr(R J Qtilde^T), R = R(theta)
@@ -33,7 +136,8 @@ ALC_HD alcM3 alcm_rigid_Qtilde(alcM3 Q, alcM3 Qprev) {
 /// the constant tr(J) / 2 and is evaluated as such (its derivatives vanish); the Hessian is
 /// that of -tr(R J Qtilde^T) and may be indefinite (RIPC §4.2).
 /// @param[in]  theta   rotation vector (rad)
-/// @param[in]  Qtilde  predicted rotation (alcm_rigid_Qtilde; not orthogonal in general)
+/// @param[in]  Qtilde  predicted rotation (alcm_rigid_predict; alcm_rigid_Qtilde's is not
+///                     orthogonal in general)
 /// @param[in]  J       J's diagonal (kg m^2)
 /// @param[out] grad    dE/dtheta (kg m^2 per rad), 3 entries. Nullable
 /// @param[out] hess    d2E/dtheta2, 3 x 3 row-major. Nullable

@@ -218,7 +218,9 @@ void alcr_rigid_begin(alcrBackend* B, const alciStepInput* in);
 /// A kinematic rigid body's nodes in XHAT at its target pose, and its vertices placed (AL paper
 /// §5.3: moving boundaries at their targets in xhat^[0]).
 void alcr_rigid_kinPlace(alcrBackend* B);
-/// Writes the new poses (X's nodes) and the ones they replace (XT's) to the step's arrays.
+/// Writes the new poses (X's nodes) and the ones a model time step before them to the step's
+/// arrays: XT's nodes, or for a part of a split step the poses that give the velocities and the
+/// angular momenta the part ended with over a model time step.
 void alcr_rigid_end(const alcrBackend* B);
 /// Inertia of the rigid bodies at pos (IP units, kg m^2): RIPC Eq. 9 and 10.
 double alcr_rigid_energy(const alcrBackend* B, const double* pos);
