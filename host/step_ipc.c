@@ -224,7 +224,8 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
         alci_tic(&t, &s->time[ALC_TIMER_CCD]);
         double toi = 1, rmax = 1;
         st = ops->ipcStepBound(be, &toi);
-        if (st == ALC_OK && (nonInvertible || invAll))
+        // (with rigid bodies: no Newton step turns one by more than a quarter turn's half)
+        if (st == ALC_OK && (nonInvertible || invAll || m->nrigid > 0))
             st = ops->lineSearchBound(be, o->inversionFraction, invAll, &rmax);
         alci_toc(&t);
         if (st != ALC_OK) return st;

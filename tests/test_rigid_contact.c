@@ -28,21 +28,26 @@ static void rigidVelocity(const Run* r, int k, double v[3], double* w) {
     *w = alcm_v3_norm(alcm_rotation_log(alcm_m3_mul(R, alcm_m3_transpose(Rp)))) / h;
 }
 
-/// Write a scene's text to NAME in the test's folder and open it as openRunPath does.
-static int openText(Run* r, const char* name, const char* text) {
+/// Write a scene's text to NAME in the test's folder and open it as openRunPath does, under
+/// contact model `contact` (-1: the scene's).
+static int openText(Run* r, const char* name, const char* text, int contact) {
     const char* path = alct_writeFile(alct_tmpDir("rigid_contact", NULL), name, text);
-    return path && openRunPath(r, path, NULL, NULL, -1);
+    return path && openRunPath(r, path, NULL, NULL, contact);
 }
 
 static double norm3(const double v[3]) {
     return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
 }
 
-ALC_TEST(rigid_contact_stackRests) {
-    // rigid IPC's five-cube stack (scenes/rigid_stack.yaml): the cubes settle by their gaps and
-    // rest, in a column, each within the contact offset of the one below
+/// Rigid IPC's five-cube stack (scenes/rigid_stack.yaml) under contact model `contact` (-1: the
+/// scene's; ipc with dhat = 0.2 mm, below the 0.5 mm gaps it starts with, and the cumulative-TOI
+/// stop): the cubes settle by their gaps and rest in a column, each between gapLo and gapHi
+/// above the one below. ALC_TEST_PASS or ALC_TEST_FAIL.
+static int stackCheck(int contact, double gapLo, double gapHi) {
     Run r;
-    ENSURE(openRun(&r, "rigid_stack.yaml", NULL, NULL, -1));
+    ENSURE(openRun(&r, "rigid_stack.yaml", NULL, NULL, contact));
+    r.m->opt.ipcDhat = 2e-4;
+    r.m->opt.ipcToiTerm = 1;
     int n = r.m->nrigid;
     ENSURE(n == 5);
     double q0[5][3], half[5];
@@ -60,7 +65,6 @@ ALC_TEST(rigid_contact_stackRests) {
         }
     }
     double vmax = 0, wmax = 0, gapMin = HUGE_VAL, gapMax = 0;
-    const double delta = r.m->opt.delta;
     for (int k = 0; k < n; k++) {
         double v[3], w;
         rigidVelocity(&r, k, v, &w);
@@ -77,12 +81,22 @@ ALC_TEST(rigid_contact_stackRests) {
     ENSURE(ok);
     alct_note(
         "five cubes over 1 s: largest sideways drift %.2e m; at the end speed %.2e m/s, spin "
-        "%.2e rad/s, gaps %.4e to %.4e m (delta %.0e)",
-        drift, vmax, wmax, gapMin, gapMax, delta);
+        "%.2e rad/s, gaps %.4e to %.4e m (expected %.1e to %.1e)",
+        drift, vmax, wmax, gapMin, gapMax, gapLo, gapHi);
     ENSURE(drift < 1e-3);
     ENSURE(vmax < 1e-4 && wmax < 1e-3);
-    ENSURE(gapMin > 0.9 * delta && gapMax < 1.1 * delta);
+    ENSURE(gapMin > gapLo && gapMax < gapHi);
     return ALC_TEST_PASS;
+}
+
+ALC_TEST(rigid_contact_stackRests) {
+    // the AL model: every gap at the contact offset delta = 1 mm
+    return stackCheck(-1, 0.9e-3, 1.1e-3);
+}
+
+ALC_TEST(rigid_contact_stackRestsIpc) {
+    // the IPC model on the rigid DOFs: every gap inside the barrier's reach (0 < d < dhat)
+    return stackCheck(ALC_CONTACT_IPC, 0, 2e-4);
 }
 
 ALC_TEST(rigid_contact_ballOnMattress) {
@@ -113,9 +127,10 @@ ALC_TEST(rigid_contact_ballOnMattress) {
     return ALC_TEST_PASS;
 }
 
-ALC_TEST(rigid_contact_momentum) {
-    // a spinning rigid cube hits a free soft box off-centre, with friction and no gravity:
-    // contact and friction between them are internal, so the total momentum stays put
+/// A spinning rigid cube hits a free soft box off-centre, with friction and no gravity, under
+/// contact model `contact` (-1: the scene's): contact and friction between them are internal, so
+/// the total momentum stays put. ALC_TEST_PASS or ALC_TEST_FAIL.
+static int rigidMomentum(int contact) {
     Run r;
     ENSURE(openText(&r, "momentum.yaml",
                     "name: rigid_momentum\n"
@@ -137,8 +152,17 @@ ALC_TEST(rigid_contact_momentum) {
                     "  - name: box\n"
                     "    mesh: {box: {size: 0.1, cells: 2}}\n"
                     "    material: soft\n"
-                    "    position: [0, 0, 0]\n"));
+                    "    position: [0, 0, 0]\n",
+                    contact));
     return momentumCheck(&r, 1, "the soft box");
+}
+
+ALC_TEST(rigid_contact_momentum) {
+    return rigidMomentum(-1);
+}
+
+ALC_TEST(rigid_contact_momentumIpc) {
+    return rigidMomentum(ALC_CONTACT_IPC);
 }
 
 ALC_TEST(rigid_contact_spinningBar) {
@@ -164,7 +188,8 @@ ALC_TEST(rigid_contact_spinningBar) {
                     "obstacles:\n"
                     "  - name: wall\n"
                     "    mesh: {box: {size: [0.05, 1, 0.5], cells: 1}}\n"
-                    "    position: [0.2, 0.55, 0]\n"));
+                    "    position: [0.2, 0.55, 0]\n",
+                    -1));
     int ok = 1, touched = 0;
     double wEnd = 0;
     for (int s = 0; ok && s < r.m->run.steps; s++) {

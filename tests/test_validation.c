@@ -219,16 +219,19 @@ ALC_TEST(validation_slidingThresholdRigid) {
 // ---- masonry arch (Fig. 10) ----------------------------------------------------------------
 
 /// Run the arch (scenes/arch.yaml, or the scene at `path` when it is not NULL) with friction mu
-/// for `steps` steps (all of the scene's when 0); the largest displacement of any stone vertex
-/// from its start.
-static int archRun(const char* path, double mu, int steps, double* moved) {
+/// for `steps` steps (all of the scene's when 0) under contact model `contact` (-1: the
+/// scene's; the IPC model with dhat = delta and the cumulative-TOI stop); the largest
+/// displacement of any stone vertex from its start.
+static int archRun(const char* path, double mu, int steps, int contact, double* moved) {
     const char* names[] = {"mu", NULL};
     double values[] = {mu};
     Run r;
-    if (!(path ? openRunPath(&r, path, names, values, -1)
-               : openRun(&r, "arch.yaml", names, values, -1))) {
+    if (!(path ? openRunPath(&r, path, names, values, contact)
+               : openRun(&r, "arch.yaml", names, values, contact))) {
         return 0;
     }
+    r.m->opt.ipcDhat = r.m->opt.delta;
+    r.m->opt.ipcToiTerm = 1;
     int n = r.m->nvert, ok = 1;
     double* x0 = (double*)malloc(sizeof(double) * 3 * (size_t)n);
     if (!x0)
@@ -244,9 +247,11 @@ static int archRun(const char* path, double mu, int steps, double* moved) {
         *moved = fmax(*moved, sqrt(dx * dx + dy * dy + dz * dz));
     }
     if (ok)
-        alct_note("%s arch, mu %.1f, %.2f s: largest stone displacement %.3e m (%.1f Newton/step)",
-                  r.m->nrigid > 0 ? "rigid" : "soft", mu, r.d->time, *moved,
-                  (double)r.d->run.newton / r.d->run.steps);
+        alct_note(
+            "%s arch, %s, mu %.1f, %.2f s: largest stone displacement %.3e m (%.1f "
+            "Newton/step)",
+            r.m->nrigid > 0 ? "rigid" : "soft", r.m->opt.contact == ALC_CONTACT_IPC ? "ipc" : "al",
+            mu, r.d->time, *moved, (double)r.d->run.newton / r.d->run.steps);
     free(x0);
     closeRun(&r);
     return ok;
@@ -254,13 +259,15 @@ static int archRun(const char* path, double mu, int steps, double* moved) {
 
 /// The arch at `path` (NULL: scenes/arch.yaml) collapses without friction (a stone moves more
 /// than `fall` in fallSteps steps) and stands with mu = 0.5 (every stone within `stand` over
-/// standSteps steps, 0: the scene's). ALC_TEST_PASS or ALC_TEST_FAIL.
-static int archCheck(const char* path, int fallSteps, double fall, int standSteps, double stand) {
+/// standSteps steps, 0: the scene's), under contact model `contact` (-1: the scene's).
+/// ALC_TEST_PASS or ALC_TEST_FAIL.
+static int archCheck(const char* path, int contact, int fallSteps, double fall, int standSteps,
+                     double stand) {
     double moved = 0;
-    ENSURE(archRun(path, 0.0, fallSteps, &moved));
+    ENSURE(archRun(path, 0.0, fallSteps, contact, &moved));
     alct_note("without friction: expected to collapse (a stone moves more than %g m)", fall);
     ENSURE(moved > fall);
-    ENSURE(archRun(path, 0.5, standSteps, &moved));
+    ENSURE(archRun(path, 0.5, standSteps, contact, &moved));
     alct_note("with friction 0.5: expected to stand (every stone within %g m)", stand);
     ENSURE(moved < stand);
     return ALC_TEST_PASS;
@@ -269,20 +276,23 @@ static int archCheck(const char* path, int fallSteps, double fall, int standStep
 /// AL paper Fig. 10: 25 voussoirs stand for 2 s with mu = 0.5 (every stone within 1 mm) and
 /// collapse without friction (0.2 s is enough to see stones fall by centimetres).
 ALC_TEST(validation_masonryArch) {
-    return archCheck(NULL, 100, 0.05, 0, 1e-3);
+    return archCheck(NULL, -1, 100, 0.05, 0, 1e-3);
 }
 
 /// The same arch with its 23 free stones rigid (issue 17, rigid IPC's arch of blocks): written
 /// from scenes/arch.yaml with `type: rigid` on stones 01-23 and Cholesky for the linear systems
 /// (docs/rigid-bodies.md). 0.08 s tell the two apart: with mu = 0.5 every stone stays within
-/// 0.1 mm, without friction stones fall by centimetres.
-ALC_TEST(validation_masonryArchRigid) {
+/// 0.1 mm, without friction stones fall by centimetres. Path of the written scene, or NULL.
+static const char* rigidArch(void) {
     char src[1024];
     snprintf(src, sizeof src, "%s/scenes/arch.yaml", alct_rootDir());
     FILE* in = fopen(src, "r");
-    ENSURE(in != NULL);
     char* text = (char*)malloc(1 << 17);
-    ENSURE(text != NULL);
+    if (!in || !text) {
+        if (in) fclose(in);
+        free(text);
+        return NULL;
+    }
     size_t len = 0;
     char line[1024];
     int stones = 0;
@@ -300,8 +310,21 @@ ALC_TEST(validation_masonryArchRigid) {
     fclose(in);
     const char* path = alct_writeFile(alct_tmpDir("arch_rigid", NULL), "arch_rigid.yaml", text);
     free(text);
-    ENSURE(stones == 23 && path != NULL);
-    return archCheck(path, 40, 0.01, 40, 1e-4);
+    return stones == 23 ? path : NULL;
+}
+
+ALC_TEST(validation_masonryArchRigid) {
+    const char* path = rigidArch();
+    ENSURE(path != NULL);
+    return archCheck(path, -1, 40, 0.01, 40, 1e-4);
+}
+
+/// The same under the IPC model (rigid IPC's own method) with dhat = delta = 1 um (the joints
+/// are 2 um wide) and the cumulative-TOI stop.
+ALC_TEST(validation_masonryArchRigidIpc) {
+    const char* path = rigidArch();
+    ENSURE(path != NULL);
+    return archCheck(path, ALC_CONTACT_IPC, 40, 0.01, 40, 1e-4);
 }
 
 // ---- friction roller (Fig. 14) -------------------------------------------------------------
@@ -368,4 +391,11 @@ ALC_TEST(validation_largeOffsetFineMesh) {
     ENSURE(hi <= 1.5 * lo);
     ENSURE(self == 0);
     return ALC_TEST_PASS;
+}
+
+/// The rigid cube's law under the IPC model on its six DOFs (issue 17: the barrier pulled back
+/// through the body's Jacobians, its line search bounded by the curved-trajectory CCD).
+ALC_TEST(validation_slidingThresholdRigidIpc) {
+    const double mus[2] = {0.45, 0.55};
+    return slopeCheck("rigid_slope.yaml", mus, 2, ALC_CONTACT_IPC);
 }

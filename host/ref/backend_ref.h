@@ -255,14 +255,19 @@ void alcr_rigid_contactAssemble(alcrBackend* B, const double* coef, double mu);
 /// Pull a stencil's gradient and Hessian in its 4 vertices' positions (at XHAT) back to the
 /// DOF nodes and add them to G and the matrix, kinematic rows eliminated.
 void alcr_rigid_addStencil(alcrBackend* B, const int v[4], const double g[12], const double* H);
-/// Broad-phase growth of every vertex over X -> XHAT into vertInfl (NULL without rigid bodies).
-const double* alcr_rigid_inflation(alcrBackend* B);
-/// Curved-trajectory CCD (RIPC Algorithm 1) of the stencil v (isEE) along X -> XHAT, the
-/// rigid bodies' nodes moving linearly in (theta, q): 1 and *toi when it comes within
-/// dmin + keep (d0 - dmin), d0 its distance at X (keep in [0, 1): the share of the gap a step
-/// keeps, as the linear CCD's rescale s does); else 0 and *toi = 1.
-int alcr_rigid_ccd(const alcrBackend* B, const int v[4], int isEE, double dmin, double keep,
-                   double* toi);
+/// out (3 nn) += the gradient g over the stencil v's vertices (12), pulled back at XHAT onto the
+/// DOF nodes it depends on; kinematic nodes left out.
+void alcr_rigid_addGradient(const alcrBackend* B, const int v[4], const double g[12], double* out);
+/// Broad-phase growth of every vertex over from -> to (3 nn each, rigid vertices placed) into
+/// vertInfl: a rigid vertex's deviation from its chord, 0 for others (NULL without rigid bodies).
+const double* alcr_rigid_inflation(alcrBackend* B, const double* from, const double* to);
+/// Curved-trajectory CCD (RIPC Algorithm 1) of the stencil v (isEE) along from -> to (3 nn
+/// each: X -> XHAT for the AL step bound, XHAT -> XHAT + P for the IPC line search), the rigid
+/// bodies' nodes moving linearly in (theta, q): 1 and *toi when it comes within
+/// dmin + keep (d0 - dmin), d0 its distance at `from` (keep in [0, 1): the share of the gap a
+/// step keeps, as the linear CCD's rescale s does); else 0 and *toi = 1.
+int alcr_rigid_ccd(const alcrBackend* B, const double* from, const double* to, const int v[4],
+                   int isEE, double dmin, double keep, double* toi);
 
 // elastic_ref.c
 alctStatus alcr_elastic_make(alcrBackend* B);

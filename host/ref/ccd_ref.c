@@ -114,7 +114,7 @@ alctStatus alcr_ccd_collect(alcrBackend* B, alciCollectOut* out) {
     const alcModel* m = B->m;
     const alcOption* o = &m->opt;
     alcrBroadInput in = alcr_ccd_broadInput(B, B->x, B->xhat, B->kin, o->ccdMinSep);
-    in.vert_inflate = alcr_rigid_inflation(B);  // rigid vertices' curves about their chords
+    in.vert_inflate = alcr_rigid_inflation(B, B->x, B->xhat);  // rigid curves about chords
     memset(out, 0, sizeof *out);
     alctStatus st = alcr_broad_build(B->broad, &in);
     if (st != ALC_OK) return ALC_ERROR(B->sim, st, "broad-phase build failed");
@@ -154,8 +154,8 @@ alctStatus alcr_ccd_collect(alcrBackend* B, alciCollectOut* out) {
         if (alcr_rigid_touches(B, v)) {
             // a rigid vertex moves on a curve: RIPC Algorithm 1 on the true paths, keeping s of
             // the gap as the linear CCD does
-            int hit = alcr_rigid_ccd(B, v, c >= npt, xiStep, s, &toi);
-            int reaches = hit && alcr_rigid_ccd(B, v, c >= npt, xiReach, 0, &reach);
+            int hit = alcr_rigid_ccd(B, B->x, B->xhat, v, c >= npt, xiStep, s, &toi);
+            int reaches = hit && alcr_rigid_ccd(B, B->x, B->xhat, v, c >= npt, xiReach, 0, &reach);
             B->candToi[c] = hit ? toi : 2.0;
             B->candReach[c] = reaches ? reach : 2.0;
             continue;

@@ -33,11 +33,14 @@ static void stencil(const alcrBackend* B, const alcrIpcPair* P, const double* po
     for (int a = 0; a < 4; a++) x[a] = alcm_v3_load(pos + 3 * P->v[a]);
 }
 
-/// Broad phase over the motion from -> to, inflated by `inflate`: candidates in bpPT / bpEE.
+/// Broad phase over the motion from -> to, inflated by `inflate` and each vertex's own growth
+/// (vertInflate, nullable: the rigid vertices' curves about their chords): candidates in bpPT /
+/// bpEE.
 static alctStatus broad(alcrBackend* B, const double* from, const double* to, double inflate,
-                        int* npt, int* nee) {
+                        const double* vertInflate, int* npt, int* nee) {
     // kinematic vertices stay passive even while freed (ipc_boundary_ref.c)
     alcrBroadInput in = alcr_ccd_broadInput(B, from, to, B->kinBody, inflate);
+    in.vert_inflate = vertInflate;
     alctStatus st = alcr_broad_build(B->broad, &in);
     if (st != ALC_OK) return ALC_ERROR(B->sim, st, "broad-phase build failed");
     int grown = 0;
@@ -50,7 +53,7 @@ static alctStatus broad(alcrBackend* B, const double* from, const double* to, do
 alctStatus alcr_ipc_constraints(alcrBackend* B, const double* pos, double dhat, double* minDist2) {
     const alcModel* m = B->m;
     int npt = 0, nee = 0;
-    alctStatus st = broad(B, pos, pos, 0.5 * dhat, &npt, &nee);
+    alctStatus st = broad(B, pos, pos, 0.5 * dhat, NULL, &npt, &nee);
     if (st != ALC_OK) return st;
     double S = dhat * dhat, lo = S;
     int n = 0;
@@ -138,6 +141,10 @@ void alcr_ipc_gradient(alcrBackend* B, double dhat, double* gb) {
         double g[12];
         stencil(B, P, B->xhat, x);
         pairBarrier(P, x, S, g, NULL);
+        if (B->nr > 0 && alcr_rigid_touches(B, P->v)) {
+            alcr_rigid_addGradient(B, P->v, g, gb);  // onto the rigid bodies' DOF nodes
+            continue;
+        }
         for (int a = 0; a < 4; a++) {
             if (B->kinBody[P->v[a]]) continue;  // freed or not: kappa balances free DOFs only
             for (int k = 0; k < 3; k++) gb[3 * P->v[a] + k] += g[3 * a + k];
@@ -154,6 +161,13 @@ alctStatus alcr_ipc_assemble(alcrBackend* B, double dhat, double kappa) {
         double g[12], H[144];
         stencil(B, P, B->xhat, x);
         pairBarrier(P, x, S, g, H);
+        if (B->nr > 0 && alcr_rigid_touches(B, P->v)) {
+            // onto the rigid bodies' DOF nodes: J^T g and the Gauss-Newton J^T H J (RIPC §4.2)
+            for (int i = 0; i < 12; i++) g[i] *= kappa;
+            for (int i = 0; i < 144; i++) H[i] *= kappa;
+            alcr_rigid_addStencil(B, P->v, g, H);
+            continue;
+        }
         for (int a = 0; a < 4; a++) {
             int i = P->v[a];
             if (B->kin[i]) continue;
@@ -179,8 +193,10 @@ alctStatus alcr_ipc_stepBound(alcrBackend* B, double* toi) {
     const alcOption* o = &B->m->opt;
     double* to = B->trial;
     for (int i = 0; i < B->N; i++) to[i] = B->xhat[i] + B->p[i];
+    alcr_rigid_place(B, to);
     int npt = 0, nee = 0;
-    alctStatus st = broad(B, B->xhat, to, 0.5 * o->ccdMinSep, &npt, &nee);
+    alctStatus st =
+        broad(B, B->xhat, to, 0.5 * o->ccdMinSep, alcr_rigid_inflation(B, B->xhat, to), &npt, &nee);
     if (st != ALC_OK) return st;
     int ntot = npt + nee;
     double tmin = 1;
@@ -194,6 +210,16 @@ alctStatus alcr_ipc_stepBound(alcrBackend* B, double* toi) {
             dx[a] = alcm_v3_sub(alcm_v3_load(to + 3 * v[a]), x[a]);
         }
         double t = 1;
+        if (B->nr > 0 && alcr_rigid_touches(B, v)) {
+            // a rigid vertex moves on a curve (linear in its body's theta and q): RIPC's
+            // curved CCD, keeping the linear CCD's share of the gap as separation
+            if (alcr_rigid_ccd(B, B->xhat, to, v, type == ALCR_EE, o->ccdMinSep, o->ccdRescale,
+                               &t) &&
+                t < tmin) {
+                tmin = t;
+            }
+            continue;
+        }
         double xi = alcm_ccd_stepSep(x, dx, type == ALCR_EE, o->ccdMinSep, 1.0);
         int hit = type == ALCR_PT
                       ? alcm_ccd_pt(x, dx, xi, o->ccdRescale, 1.0, o->ccdMaxIter, &t, NULL)

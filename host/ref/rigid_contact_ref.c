@@ -178,23 +178,36 @@ void alcr_rigid_addStencil(alcrBackend* B, const int v[4], const double g[12], c
     scatter(B, nn, nodes, G, 1.0, H ? HN : NULL, 3 * ALCM_STENCIL_NODES);
 }
 
-/// The trajectory of vertex v over X -> XHAT: a rigid body's point, or the straight chord.
-static alcRigidPath vertPath(const alcrBackend* B, int v) {
+void alcr_rigid_addGradient(const alcrBackend* B, const int v[4], const double g[12], double* out) {
+    alcRigidVertMap map[4];
+    vertMaps(B, v, B->xhat, map);
+    int nodes[ALCM_STENCIL_NODES];
+    double G[3 * ALCM_STENCIL_NODES];
+    int nn = alcm_rigid_pullback(map, g, NULL, nodes, G, NULL);
+    for (int i = 0; i < nn; i++) {
+        if (nodeKinematic(B, nodes[i])) continue;
+        for (int k = 0; k < 3; k++) out[3 * nodes[i] + k] += G[3 * i + k];
+    }
+}
+
+/// The trajectory of vertex v over from -> to (3 nn each): a rigid body's point, or the
+/// straight chord.
+static alcRigidPath vertPath(const alcrBackend* B, int v, const double* from, const double* to) {
     int r = B->rigidOf[v];
     if (r < 0) {
-        return alcm_rigidPath_linear(alcm_v3_load(B->x + 3 * v), alcm_v3_load(B->xhat + 3 * v));
+        return alcm_rigidPath_linear(alcm_v3_load(from + 3 * v), alcm_v3_load(to + 3 * v));
     }
     int nt = B->n + 2 * r;
     alcRigidPath p;
     p.a = alcm_v3_load(B->m->vert_local + 3 * v);
-    p.theta0 = alcm_v3_load(B->x + 3 * nt);
-    p.theta1 = alcm_v3_load(B->xhat + 3 * nt);
-    p.q0 = alcm_v3_load(B->x + 3 * nt + 3);
-    p.q1 = alcm_v3_load(B->xhat + 3 * nt + 3);
+    p.theta0 = alcm_v3_load(from + 3 * nt);
+    p.theta1 = alcm_v3_load(to + 3 * nt);
+    p.q0 = alcm_v3_load(from + 3 * nt + 3);
+    p.q1 = alcm_v3_load(to + 3 * nt + 3);
     return p;
 }
 
-const double* alcr_rigid_inflation(alcrBackend* B) {
+const double* alcr_rigid_inflation(alcrBackend* B, const double* from, const double* to) {
     if (B->nr == 0) return NULL;
     const alcModel* m = B->m;
 #pragma omp parallel for schedule(static) if (m->nsvert > ALCR_PAR_MIN)
@@ -204,19 +217,19 @@ const double* alcr_rigid_inflation(alcrBackend* B) {
             B->vertInfl[v] = 0;
             continue;
         }
-        alcRigidPath p = vertPath(B, v);
+        alcRigidPath p = vertPath(B, v, from, to);
         B->vertInfl[v] = alcm_rigidPath_deviation(&p, 0.0, 1.0);
     }
     return B->vertInfl;
 }
 
-int alcr_rigid_ccd(const alcrBackend* B, const int v[4], int isEE, double dmin, double keep,
-                   double* toi) {
+int alcr_rigid_ccd(const alcrBackend* B, const double* from, const double* to, const int v[4],
+                   int isEE, double dmin, double keep, double* toi) {
     alcRigidPath path[4];
     alcV3 x[4];
     for (int a = 0; a < 4; a++) {
-        path[a] = vertPath(B, v[a]);
-        x[a] = alcm_v3_load(B->x + 3 * v[a]);
+        path[a] = vertPath(B, v[a], from, to);
+        x[a] = alcm_v3_load(from + 3 * v[a]);
     }
     // Algorithm 1 vouches for a separation of dmin only: a pass over a sub-interval leaves the
     // curves anywhere above it, so the fraction of the gap to keep enters as separation
