@@ -1,9 +1,10 @@
 // Rigid bodies in the reference backend (issue 17): each rigid body is two DOF nodes of the step
 // vectors after the vertices, its rotation vector theta and its centre of mass q (RIPC Eq. 4),
-// with the inertia of RIPC Eq. 9-10 (implicit Euler on Q and q); its vertices' rows are
-// derived, R(theta) vert_local + q, and eliminated from the linear systems like moving
-// boundaries. Contact and friction reach the nodes through rigid_contact_ref.c (the AL and
-// penalty models; the library refuses the IPC model on rigid bodies, host/api.c). A driven
+// with the inertia of RIPC Eq. 9-10 (towards the discrete rigid body's predicted rotation, and
+// implicit Euler on q); its vertices' rows are derived, R(theta) vert_local + q, and eliminated
+// from the linear systems like moving boundaries. Contact, friction and the IPC barrier reach
+// the nodes through rigid_contact_ref.c (the library refuses driven rigid bodies under the IPC
+// model, host/api.c). A driven
 // (kinematic) body's nodes are a moving boundary: at its target pose in the first iterate and
 // eliminated (AL paper §5.3; the pose from the drivers' vertex targets, host/driver.c).
 #include "hd/alcm_barrier.h"
