@@ -2,9 +2,11 @@
 // obstacles, each other and soft bodies in one solve. A five-cube stack rests still, a rigid
 // ball sinks into a soft mattress and comes to rest, linear momentum is kept across a rigid-soft
 // collision with friction, a bar spinning 0.6 rad per step into a wall stays clean through
-// the curved-trajectory CCD, and a chain of rigid links hangs interlocked. Every state is checked
-// by the independent checker (host/check.c). The block on a slope is in test_validation.c
-// (validation_slidingThresholdRigid).
+// the curved-trajectory CCD, a chain of rigid links hangs interlocked, and a coin spun on its
+// edge falls flat and stops (and lying flat spins down as its friction torque says). The stack
+// and the momentum also under the IPC model on the rigid DOFs. Every state is checked by the
+// independent checker (host/check.c). The block on a slope and the arch are in
+// test_validation.c (validation_slidingThresholdRigid*, validation_masonryArchRigid*).
 #include "hd/alcm_rigid.h"
 #include "scene_run.h"
 #include "test_files.h"

@@ -2,7 +2,10 @@
 // ipc-incremental-potential-contact.txt; constants in research/seeds-000-004.md §1): the
 // constraint set of PT and EE pairs within dhat, the log barrier on squared distances (Eq. 6,
 // §7) with the edge-edge mollifier (Eq. 24), its gradient and PSD-projected Hessian (Eq. 7),
-// and the conservative CCD step bound. The Newton loop is host/step_ipc.c.
+// and the conservative CCD step bound. A pair with a rigid body's vertex acts on the body's DOF
+// nodes (rigid IPC, Ferguson et al. 2021: the gradient and the Gauss-Newton Hessian pulled back,
+// rigid_contact_ref.c) and is bounded by the curved-trajectory CCD. The Newton loop is
+// host/step_ipc.c.
 #include "hd/alcm_barrier.h"
 #include "hd/alcm_ccd.h"
 #include "hd/alcm_distance.h"
