@@ -231,3 +231,30 @@ ALC_TEST(rigid_kinematic_wholeBodyOnly) {
     alc_deleteSpec(spec);
     return ALC_TEST_PASS;
 }
+
+ALC_TEST(rigid_kinematic_info) {
+    // `alcove info` names the driver of a driven rigid body, and none for a free one
+    const char* dir = alct_tmpDir("rigid_kinematic", NULL);
+    const char* path = alct_writeFile(dir, "info.yaml",
+                                      "bodies:\n"
+                                      "  - name: paddle\n"
+                                      "    type: rigid\n"
+                                      "    mesh: {box: {size: 0.1, cells: 1}}\n"
+                                      "    motion: {type: linear, velocity: [1, 0, 0]}\n"
+                                      "  - name: block\n"
+                                      "    type: rigid\n"
+                                      "    mesh: {box: {size: 0.1, cells: 1}}\n"
+                                      "    position: [0.5, 0, 0]\n");
+    ENSURE(path != NULL);
+    const char* build = getenv("ALC_BUILD");
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s/alcove info '%s' > '%s/info.txt' 2>&1", build ? build : "build",
+             path, dir);
+    ENSURE(system(cmd) == 0);
+    snprintf(cmd, sizeof cmd,
+             "grep -q \"^rigid      : 'paddle': .*; driven by 'paddle-motion'$\" '%s/info.txt' && "
+             "grep -q \"^rigid      : 'block': .* m$\" '%s/info.txt'",
+             dir, dir);
+    ENSURE_MSG(system(cmd) == 0, "see %s/info.txt", dir);
+    return ALC_TEST_PASS;
+}

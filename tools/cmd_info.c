@@ -80,11 +80,15 @@ int alc_cmdInfo(int argc, char** argv) {
     for (int r = 0; r < m->nrigid; r++) {
         const double* I = m->rigid_inertia + 3 * r;
         const double* q = m->rigid_pose0 + 6 * r;
+        int b = m->rigid_body[r];
+        // a driver takes a rigid body whole (alc_compileSpec): its first vertex tells
+        int k = m->body_vertnum[b] > 0 ? m->vert_driver[m->body_vertadr[b]] : -1;
         printf(
             "rigid      : '%s': mass %.6g kg, principal moments %.6g %.6g %.6g kg m^2, centre "
-            "of mass [%.6g, %.6g, %.6g] m\n",
-            alc_bodyName(m, m->rigid_body[r]), m->rigid_mass[r], I[0], I[1], I[2], q[3], q[4],
-            q[5]);
+            "of mass [%.6g, %.6g, %.6g] m%s%s%s\n",
+            alc_bodyName(m, b), m->rigid_mass[r], I[0], I[1], I[2], q[3], q[4], q[5],
+            k >= 0 ? "; driven by '" : "", k >= 0 ? m->names + m->driver_nameadr[k] : "",
+            k >= 0 ? "'" : "");
     }
     long edges = tetEdges(m);
     // the diagonal: one block per vertex and two per rigid body (its rotation and translation)
