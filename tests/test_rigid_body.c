@@ -266,7 +266,9 @@ ALC_TEST(rigid_body_checkpoint) {
 }
 
 /// Write text to NAME in the test's folder; the path, or NULL.
-static const char* writeScene(const char* name, const char* text);
+static const char* writeScene(const char* name, const char* text) {
+    return alct_writeFile(alct_tmpDir("rigid_scene", NULL), name, text);
+}
 
 ALC_TEST(rigid_body_refusals) {
     // a free rigid body runs under the IPC model; a driven one does not (the IPC model's
@@ -308,17 +310,6 @@ ALC_TEST(rigid_body_refusals) {
     alc_deleteSim(sim);
     freeRig(&r);
     return ALC_TEST_PASS;
-}
-
-/// Write text to NAME in the test's folder; the path, or NULL.
-static const char* writeScene(const char* name, const char* text) {
-    static char path[1024];
-    snprintf(path, sizeof path, "%s/%s", alct_tmpDir("rigid_scene", NULL), name);
-    FILE* f = fopen(path, "w");
-    if (!f) return NULL;
-    fputs(text, f);
-    fclose(f);
-    return path;
 }
 
 ALC_TEST(rigid_body_scene) {
