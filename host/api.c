@@ -111,16 +111,6 @@ alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
         return ALC_ERROR(sim, ALC_ERR_NOMEM, "out of memory");
     }
 
-    for (int r = 0; r < m->nrigid && m->opt.contact == ALC_CONTACT_IPC; r++) {
-        int b = m->rigid_body[r];
-        if (m->body_vertnum[b] > 0 && m->vert_driver[m->body_vertadr[b]] >= 0) {
-            return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
-                             "rigid body '%s' is driven: kinematic rigid bodies run with contact "
-                             "models 'al' and 'penalty' (the IPC model's moving-boundary "
-                             "augmented Lagrangian acts on vertices); set solver.contact: al",
-                             m->names + m->body_nameadr[b]);
-        }
-    }
     int backend = def->backend;
     if (backend == ALC_BACKEND_AUTO) {
         // a real device with a backend that runs the whole step; never the emulation; and

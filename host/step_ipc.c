@@ -130,8 +130,11 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
     in.gravity = o->gravity;
     in.rigidPose = d->rigid_pose;
     in.rigidPosePrev = d->rigid_posePrev;
-    in.rigidKin = NULL;  // the IPC model refuses rigid bodies (alc_makeSim)
-    in.rigidTarget = NULL;
+    // kinematic rigid bodies: the poses their drivers fit, reached by the moving boundaries'
+    // augmented Lagrangian below as kinematic vertices are (rigid IPC §4.4)
+    alci_driver_rigidTargets(m, sim->kinMask, d->kin_target, sim->rigidKin, sim->rigidTarget);
+    in.rigidKin = sim->rigidKin;
+    in.rigidTarget = sim->rigidTarget;
     st = ops->beginStep(be, &in);
     if (st == ALC_OK && cp.friction) st = ops->ipcFrictionLag(be, dhat);
     if (st == ALC_OK && !sim->ipcChecked) st = checkSettings(sim, d, dhat, epsd);
@@ -294,6 +297,13 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
     s->mu = kappa;
     s->delta = dhat;
 
+    // the barrier constraints at the step's end, for the contact report (alc_getContacts) and
+    // the energy check's account of the work of moving boundaries through them
+    st = ops->syncXhat(be);
+    int nend = 0;
+    double minEnd2 = 0;
+    if (st == ALC_OK) st = ops->ipcConstraints(be, dhat, &nend, &minEnd2);
+    if (st != ALC_OK) return st;
     st = ops->endStep(be, d->x, d->v);
     if (st != ALC_OK) return st;
     s->time[ALC_TIMER_STEP] = alci_now() - tstart;

@@ -46,17 +46,23 @@ static alcModel* helloModel(void) {
     return m;
 }
 
+/// Data and a reference-backend sim for m (both NULL-initialized by the caller).
+static alctStatus makeRefSim(const alcModel* m, alcData** d, alcSim** sim) {
+    alctStatus st = alc_makeData(m, d);
+    if (st != ALC_OK) return st;
+    alcSimDef def = alc_defaultSimDef();
+    def.backend = ALC_BACKEND_REF;
+    return alc_makeSim(m, &def, sim);
+}
+
 ALC_TEST(api_helloWorld) {
     alcModel* m = helloModel();
     ENSURE(m);
     ENSURE(m->nbody == 2 && m->ntet == 1 && m->nvert == 8);
     ENSURE(m->ntri == 4 + 2);
     alcData* d = NULL;
-    ENSURE_OK(alc_makeData(m, &d));
-    alcSimDef def = alc_defaultSimDef();
-    def.backend = ALC_BACKEND_REF;
     alcSim* sim = NULL;
-    ENSURE_OK(alc_makeSim(m, &def, &sim));
+    ENSURE_OK(makeRefSim(m, &d, &sim));
     ENSURE(alc_simBackend(sim) == ALC_BACKEND_REF);
     for (int i = 0; i < 50; i++) ENSURE_OK(alc_step(sim, d));
     ENSURE_NEAR(d->time, 0.5, 1e-12);
@@ -77,6 +83,46 @@ ALC_TEST(api_helloWorld) {
     for (int v = 0; v < 4; v++) weight += m->vert_mass[v] * 9.81;
     alct_note("contact force on the tet %.5g N, weight %.5g N", d->body_force[1], weight);
     ENSURE(fabs(d->body_force[1] - weight) < 0.05 * weight);
+    alc_deleteSim(sim);
+    alc_deleteData(d);
+    alc_deleteModel(m);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(api_contactReportIpc) {
+    // the same tetrahedron under the IPC model: the contact report holds its barrier
+    // constraints at the step's end, with forces that carry the weight at rest, normals up on
+    // the tetrahedron's side and distances within dhat
+    alcModel* m = helloModel();
+    ENSURE(m);
+    m->opt.contact = ALC_CONTACT_IPC;
+    alcData* d = NULL;
+    alcSim* sim = NULL;
+    ENSURE_OK(makeRefSim(m, &d, &sim));
+    for (int i = 0; i < 100; i++) ENSURE_OK(alc_step(sim, d));
+    const alcContact* c = NULL;
+    int nc = 0;
+    ENSURE_OK(alc_getContacts(sim, &c, &nc));
+    double weight = 0, sum = 0, dmax = 0, upMin = 1;
+    for (int v = 0; v < 4; v++) weight += m->vert_mass[v] * 9.81;
+    for (int i = 0; i < nc; i++) {
+        // side 0 is the tetrahedron (body 0): its vertex over a ground triangle, or its edge
+        int side0 = c[i].body[0] == 0 ? 1 : -1;
+        sum += c[i].normalForce * c[i].normal[1] * side0;
+        dmax = fmax(dmax, c[i].distance);
+        upMin = fmin(upMin, c[i].normal[1] * side0);
+        ENSURE(c[i].normalForce >= 0 && c[i].body[0] != c[i].body[1]);
+    }
+    double dhat = d->stat.delta;  // the IPC model reports its dhat there
+    alct_note(
+        "%d barrier contacts, normal forces summing to %.5g N up on the tet (weight %.5g "
+        "N), body force %.5g N, largest distance %.3e m (dhat %.3e m), smallest upward "
+        "normal component %.3f",
+        nc, sum, weight, d->body_force[1], dmax, dhat, upMin);
+    ENSURE(nc > 0);
+    ENSURE(fabs(d->body_force[1] - weight) < 0.05 * weight);
+    ENSURE(fabs(sum - weight) < 0.05 * weight);
+    ENSURE(dmax < dhat && upMin > 0.99);
     alc_deleteSim(sim);
     alc_deleteData(d);
     alc_deleteModel(m);

@@ -91,7 +91,10 @@ static alctStatus opBeginStep(void* be, const alciStepInput* in) {
     memcpy(B->vt, in->v, vvec);
     memcpy(B->x, in->x, vvec);
     memcpy(B->kin, in->kinMask, (size_t)B->n);
-    memcpy(B->kinBody, in->kinMask, (size_t)B->n);
+    // the IPC model's moving boundaries: kinematic vertices, and the nodes of kinematic rigid
+    // bodies (alcr_rigid_begin) in place of their vertices, which follow the nodes
+    for (int v = 0; v < B->n; v++)
+        B->kinBody[v] = in->kinMask[v] && !(B->nr > 0 && B->rigidOf[v] >= 0);
     B->kinAl = 0;
     memcpy(B->kinTarget, in->kinTarget, vvec);
     B->nipc = 0;
@@ -395,7 +398,8 @@ static alctStatus opContacts(void* be, alcContact* out, int cap, int* n, double*
 }
 
 static int opNactive(void* be) {
-    return ((alcrBackend*)be)->npair;
+    const alcrBackend* B = (const alcrBackend*)be;
+    return B->m->opt.contact == ALC_CONTACT_IPC ? B->nipc : B->npair;
 }
 
 static size_t opMemory(void* be) {
@@ -423,9 +427,10 @@ static alctStatus opSetCarry(void* be, const alcmPair* pairs, int npair, double 
 
 static alctStatus opIpcPlaceKinematic(void* be) {
     alcrBackend* B = (alcrBackend*)be;
-    for (int v = 0; v < B->n; v++)
+    for (int v = 0; v < B->nn; v++)
         for (int k = 0; k < 3; k++)
             B->xhat[3 * v + k] = B->kinBody[v] ? B->kinTarget[3 * v + k] : B->x[3 * v + k];
+    if (B->nr > 0) alcr_rigid_place(B, B->xhat);
     return ALC_OK;
 }
 
@@ -440,6 +445,7 @@ static alctStatus opIpcConstraints(void* be, double dhat, int* n, double* minDis
     ThreadScope ts = enterThreads(B);
     alctStatus st = alcr_ipc_constraints(B, B->xhat, dhat, minDist2);
     leaveThreads(ts);
+    B->ipcDhat = dhat;
     *n = B->nipc;
     return st;
 }

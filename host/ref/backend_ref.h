@@ -134,12 +134,16 @@ typedef struct alcrBackend_ {
     // IPC barrier model (ipc_ref.c): the constraint set at the last evaluated configuration
     alcrIpcPair* ipc;
     int nipc, ipcCap;
-    double* kinTarget;  // targets of the kinematic vertices this step (N)
-    double lastKappa;   // barrier stiffness of the last assembly (for lagged friction)
+    double* kinTarget;    // targets of the kinematic vertices and rigid bodies' nodes this step (N)
+    double lastKappa;     // barrier stiffness of the last assembly (for lagged friction)
+    double ipcDhat;       // dhat of the last constraint set (m)
+    alcmPair* ipcReport;  // the constraint set as pairs for the contact report (ipcReportCap)
+    int ipcReportCap;
 
     // IPC moving boundaries (ipc_boundary_ref.c): kinematic vertices freed into the solve and
     // pulled to their targets by an augmented Lagrangian (IPC digest §1.13)
-    unsigned char* kinBody;  // kinematic mask of the step, eliminated or not (n)
+    unsigned char* kinBody;  // kinematic mask of the step, eliminated or not (nn: the DOF
+                             // nodes of kinematic rigid bodies, not their vertices)
     int kinAl;               // 1 while the kinematic DOFs are free under the AL
     double kinRho;           // AL stiffness (dimensionless: a multiple of the AL masses)
     double* kinLambda;       // AL multipliers (N; kg^1/2 m)
@@ -180,6 +184,10 @@ void alcr_ipc_free(alcrBackend* B);
 alctStatus alcr_ipc_constraints(alcrBackend* B, const double* pos, double dhat, double* minDist2);
 /// Sum over the constraint set of the mollified barrier b(d^2, dhat^2) at pos (unit stiffness).
 double alcr_ipc_energy(alcrBackend* B, const double* pos, double dhat);
+/// The constraint set (alcr_ipc_constraints, at the step's end X) as pairs for the contact
+/// report (contact_report.h): distance and grad d at X, multiplier the barrier's force times
+/// h^2 with the last kappa, decay 1. *pairs stays owned by B, valid until the next call.
+alctStatus alcr_ipc_reportPairs(alcrBackend* B, const alcmPair** pairs, int* npair);
 /// Gradient of the unit-stiffness barrier at XHAT into gb (N, zero on kinematic rows, even
 /// while they are freed into the solve).
 void alcr_ipc_gradient(alcrBackend* B, double dhat, double* gb);

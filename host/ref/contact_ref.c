@@ -410,6 +410,15 @@ alctStatus alcr_contact_report(alcrBackend* B, alcContact* out, int cap, int* n,
                                double* bodyForce) {
     alciReportIn in = {B->m,          B->x,     B->xt,       B->h,
                        B->cp.penalty, B->cp.mu, B->cp.delta, B->cp.frictionEpsV};
-    alci_contactReport(&in, B->pairs, B->npair, B->fric, B->nfric, out, cap, n, bodyForce);
+    const alcmPair* pairs = B->pairs;
+    int npair = B->npair;
+    if (B->m->opt.contact == ALC_CONTACT_IPC) {
+        // the IPC model: its barrier constraints at the step's end (host/step_ipc.c rebuilds
+        // them there), with the barrier's forces
+        alctStatus st = alcr_ipc_reportPairs(B, &pairs, &npair);
+        if (st != ALC_OK) return st;
+        in.penalty = 0;
+    }
+    alci_contactReport(&in, pairs, npair, B->fric, B->nfric, out, cap, n, bodyForce);
     return ALC_OK;
 }

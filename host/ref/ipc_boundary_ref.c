@@ -6,7 +6,11 @@
 // so that the barrier, not a teleport, decides where they can go; the loop (host/step_ipc.c)
 // doubles rho or updates lambda_k -= rho sqrt(m_k)(x_k - xhat_k) by the progress eta, and
 // eliminates the DOFs again once eta > 0.999. Massless kinematic vertices (obstacle surfaces)
-// take the mean nodal mass, as in IPC.
+// take the mean nodal mass, as in IPC. A kinematic rigid body (issue 17) is two such DOF nodes
+// (rigid IPC §4.4): its translation q weighted by the body's mass, its rotation vector theta by
+// the mean of its principal moments (kg m^2; the rotational term of rigid IPC's code in theta,
+// made isotropic so that it does not depend on the frame of theta), its targets the pose the
+// drivers fit (alcr_rigid_begin); its vertices are derived from them and take no term.
 #include "ref/backend_ref.h"
 
 #include <math.h>
@@ -15,10 +19,10 @@
 
 alctStatus alcr_ipcBoundary_make(alcrBackend* B) {
     const alcModel* m = B->m;
-    B->kinBody = (unsigned char*)calloc((size_t)B->n, 1);
+    B->kinBody = (unsigned char*)calloc((size_t)B->nn, 1);
     B->kinLambda = (double*)calloc((size_t)B->N, sizeof(double));
     if (!B->kinBody || !B->kinLambda) return ALC_ERR_NOMEM;
-    B->bytes += (size_t)B->n + sizeof(double) * (size_t)B->N;
+    B->bytes += (size_t)B->nn + sizeof(double) * (size_t)B->N;
     B->kinMbar = alci_model_meanMass(m);
     B->kinAl = 0;
     B->kinRho = 0;
@@ -30,16 +34,24 @@ void alcr_ipcBoundary_free(alcrBackend* B) {
     free(B->kinLambda);
 }
 
-/// AL mass of vertex v.
+/// AL mass of DOF node v: a vertex's mass (kg), a rigid body's mass for its q node (kg) and the
+/// mean of its principal moments for its theta node (kg m^2).
 static double alMass(const alcrBackend* B, int v) {
-    double mv = B->m->vert_mass[v];
+    const alcModel* m = B->m;
+    if (v >= B->n) {
+        int r = (v - B->n) / 2;
+        if ((v - B->n) % 2) return m->rigid_mass[r];
+        const double* I = m->rigid_inertia + 3 * r;
+        return (I[0] + I[1] + I[2]) / 3;
+    }
+    double mv = m->vert_mass[v];
     return mv > 0 ? mv : B->kinMbar;
 }
 
 void alcr_ipcBoundary_set(alcrBackend* B, int on, double rho) {
     B->kinRho = rho;
     if (on == B->kinAl) return;
-    for (int v = 0; v < B->n; v++) {
+    for (int v = 0; v < B->nn; v++) {
         if (!B->kinBody[v]) continue;
         B->kin[v] = (unsigned char)!on;
         if (on)
@@ -50,22 +62,28 @@ void alcr_ipcBoundary_set(alcrBackend* B, int on, double rho) {
 }
 
 double alcr_ipcBoundary_progress(const alcrBackend* B) {
-    double left = 0, total = 0;
-    for (int v = 0; v < B->n; v++) {
+    // per kind of DOF (vertex positions, rigid translations, rigid rotation vectors), so that
+    // metres and radians are not summed; the least progress of the three
+    double left[3] = {0, 0, 0}, total[3] = {0, 0, 0};
+    for (int v = 0; v < B->nn; v++) {
         if (!B->kinBody[v]) continue;
+        int kind = v < B->n ? 0 : 1 + !((v - B->n) % 2);
         for (int k = 0; k < 3; k++) {
             int i = 3 * v + k;
             double a = B->x[i] - B->kinTarget[i], b = B->kinTarget[i] - B->xt[i];
-            left += a * a;
-            total += b * b;
+            left[kind] += a * a;
+            total[kind] += b * b;
         }
     }
-    if (!(total > 0)) return 1;
-    return 1 - sqrt(left / total);
+    double eta = 1;
+    for (int c = 0; c < 3; c++) {
+        if (total[c] > 0) eta = fmin(eta, 1 - sqrt(left[c] / total[c]));
+    }
+    return eta;
 }
 
 void alcr_ipcBoundary_update(alcrBackend* B) {
-    for (int v = 0; v < B->n; v++) {
+    for (int v = 0; v < B->nn; v++) {
         if (!B->kinBody[v]) continue;
         double sm = sqrt(alMass(B, v));
         for (int k = 0; k < 3; k++) {
@@ -78,7 +96,7 @@ void alcr_ipcBoundary_update(alcrBackend* B) {
 double alcr_ipcBoundary_energy(const alcrBackend* B, const double* pos) {
     if (!B->kinAl) return 0;
     double e = 0;
-    for (int v = 0; v < B->n; v++) {
+    for (int v = 0; v < B->nn; v++) {
         if (!B->kinBody[v]) continue;
         double mv = alMass(B, v), sm = sqrt(mv);
         for (int k = 0; k < 3; k++) {
@@ -93,7 +111,7 @@ double alcr_ipcBoundary_energy(const alcrBackend* B, const double* pos) {
 void alcr_ipcBoundary_assemble(alcrBackend* B) {
     if (!B->kinAl) return;
     alcrBsr* A = &B->A;
-    for (int v = 0; v < B->n; v++) {
+    for (int v = 0; v < B->nn; v++) {
         if (!B->kinBody[v]) continue;
         double mv = alMass(B, v), sm = sqrt(mv);
         double* dg = A->val + 9 * A->diag[v];

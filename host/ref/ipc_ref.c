@@ -28,6 +28,7 @@ alctStatus alcr_ipc_make(alcrBackend* B) {
 void alcr_ipc_free(alcrBackend* B) {
     free(B->ipc);
     free(B->kinTarget);
+    free(B->ipcReport);
 }
 
 /// Stencil positions of a pair at pos.
@@ -230,5 +231,38 @@ alctStatus alcr_ipc_stepBound(alcrBackend* B, double* toi) {
         if (hit && t < tmin) tmin = t;
     }
     *toi = tmin;
+    return ALC_OK;
+}
+
+alctStatus alcr_ipc_reportPairs(alcrBackend* B, const alcmPair** pairs, int* npair) {
+    if (B->ipcReportCap < B->nipc) {
+        alcmPair* p = (alcmPair*)realloc(B->ipcReport, sizeof(alcmPair) * (size_t)B->nipc);
+        if (!p) return ALC_ERROR(B->sim, ALC_ERR_NOMEM, "out of memory (IPC contact report)");
+        B->bytes += sizeof(alcmPair) * (size_t)(B->nipc - B->ipcReportCap);
+        B->ipcReport = p;
+        B->ipcReportCap = B->nipc;
+    }
+    double S = B->ipcDhat * B->ipcDhat;
+    for (int p = 0; p < B->nipc; p++) {
+        const alcrIpcPair* P = &B->ipc[p];
+        alcmPair* Q = &B->ipcReport[p];
+        memset(Q, 0, sizeof *Q);
+        Q->key = p + 1;  // the constraint set's order; no lagged friction pair has such a key
+        Q->type = P->type;
+        memcpy(Q->v, P->v, sizeof Q->v);
+        alcV3 x[4];
+        stencil(B, P, B->x, x);
+        Q->d = P->type == ALCR_PT ? alcm_pt_distance(x, Q->g) : alcm_ee_distance(x, Q->g);
+        double s = P->type == ALCR_PT ? alcm_pt_dist2(x, P->dtype) : alcm_ee_dist2(x, P->dtype);
+        double mol = P->type == ALCR_EE ? alcm_mollifier(x, P->eps, NULL, NULL) : 1;
+        // IPC Eq. 20: the barrier's force kappa |d b / d d| = kappa 2 d |b'(d^2)| (mollified for
+        // EE); in incremental-potential units, as an AL multiplier (the report divides by h^2)
+        Q->lambda = B->lastKappa * mol * 2 * sqrt(s) * fabs(alcm_barrierD1(s, S));
+        Q->gamma = 1;
+        Q->c = Q->d;
+        Q->active = 1;
+    }
+    *pairs = B->ipcReport;
+    *npair = B->nipc;
     return ALC_OK;
 }

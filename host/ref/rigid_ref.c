@@ -103,12 +103,15 @@ void alcr_rigid_begin(alcrBackend* B, const alciStepInput* in) {
         // the step's path turn the short way
         int kin = in->rigidKin && in->rigidKin[r];
         B->kin[B->n + 2 * r] = B->kin[B->n + 2 * r + 1] = (unsigned char)kin;
+        // the IPC model's moving boundaries (ipc_boundary_ref.c) act on these nodes
+        B->kinBody[B->n + 2 * r] = B->kinBody[B->n + 2 * r + 1] = (unsigned char)kin;
         if (kin) {
             const double* t = in->rigidTarget + 6 * r;
             alcV3 th1 = alcm_rotation_nearest(alcm_v3_load(t), alcm_v3_load(B->xt + i));
             alcm_v3_store(B->rigidTarget + 6 * r, th1);
             memcpy(B->rigidTarget + 6 * r + 3, t + 3, sizeof(double) * 3);
             memcpy(B->xhat + i, B->rigidTarget + 6 * r, sizeof(double) * 6);
+            memcpy(B->kinTarget + i, B->rigidTarget + 6 * r, sizeof(double) * 6);
         }
     }
     alcr_rigid_place(B, B->xt);

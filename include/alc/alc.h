@@ -412,8 +412,9 @@ ALC_API alctStatus alc_saveCheckpointFile(alcSim* sim, const alcData* data, cons
 /// @return as alc_loadCheckpoint; ALC_ERR_IO names the path.
 ALC_API alctStatus alc_loadCheckpointFile(alcSim* sim, alcData* data, const char* path);
 
-/// Active contact pairs after the last step, with forces. The array is owned by the sim and
-/// valid until the next alc_step.
+/// Active contact pairs after the last step, with forces (under the IPC model: its barrier
+/// constraints within dhat at the step's end, reference backend). The array is owned by the sim
+/// and valid until the next alc_step.
 /// @param[out] contacts  pointer to the array
 /// @param[out] n         its length
 /// @return ALC_OK; ALC_ERR_INVALID_ARG (NULL argument).

@@ -429,15 +429,19 @@ typedef struct alcContact_ {
     int body[2];              ///< bodies of side 0 and side 1
     double distance;          ///< unsigned distance at the last intersection-free state (m)
     double normal[3];         ///< unit direction of increasing distance, acting on side 0
-    double normalForce;       ///< normal force magnitude (N, >= 0), AL paper Eq. 23
-    double frictionForce[3];  ///< friction force on side 0 (N)
+    double normalForce;       ///< normal force magnitude (N, >= 0), AL paper Eq. 23; under the
+                              ///< IPC model the barrier's force at the step's end (IPC Eq. 20)
+    double frictionForce[3];  ///< friction force on side 0 (N); 0 under the IPC model, whose
+                              ///< lagged friction reaches alcData.body_force only
     double lambda;            ///< AL multiplier (kg m, incremental-potential units of Eq. 12:
-                              ///< the normal force is lambda / h^2 N)
-    double gamma;             ///< AL decay factor (1 while the constraint is active)
+                              ///< the normal force is lambda / h^2 N); under the IPC model the
+                              ///< barrier's force times h^2
+    double gamma;             ///< AL decay factor (1 while the constraint is active; 1 under IPC)
     double weight[4];         ///< barycentric coordinates of the contact point on each side, per
                               ///< vert: PT {1, b_a, b_b, b_c} (the triangle's sum to 1); EE
                               ///< {1 - s, s, 1 - t, t}; from the distance gradient at the last
-                              ///< linearization (the step's last outer iteration)
+                              ///< linearization (the step's last outer iteration; under the
+                              ///< IPC model, the step's end)
     double point[2][3];       ///< the contact point on side 0 and on side 1 at the end of the
                               ///< step (m): sum of weight x position over each side's vertices
 } alcContact;
