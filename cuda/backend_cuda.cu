@@ -91,9 +91,6 @@ struct Backend {
     alcmFric* h_fric;
     int hostCap;
     double *h_x, *h_xt;
-    // the subproblem's path (opPathPush): copies of XHAT, pathCap x N doubles
-    double* d_path;
-    int npath, pathCap;
 };
 
 /// Record the message of the stream's last failure on the sim.
@@ -212,7 +209,7 @@ void opDestroy(void* be) {
                    B->d_xtilde,  B->d_x,         B->d_xhat,        B->d_p,        B->d_g,
                    B->d_trial,   B->d_rhs,       B->d_target,      B->d_kin,      B->d_Minv,
                    B->d_pcgTemp, B->d_boundTemp, B->d_red,         B->d_diagHist, B->d_diagOut,
-                   B->d_fric,    B->d_path};
+                   B->d_fric};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) alcg_free(dev[i]);
     alcg_arena_free(B->arena);
     alcg_stream_free(&B->s);
@@ -522,51 +519,6 @@ alctStatus opSyncXhat(void* be) {
     return ALC_OK;
 }
 
-alctStatus opPathPush(void* be, int reset, int* n) {
-    Backend* B = (Backend*)be;
-    if (reset) B->npath = 0;
-    size_t vec = sizeof(double) * (size_t)B->N;
-    cudaStream_t stream = (cudaStream_t)B->s.stream;
-    if (B->npath == B->pathCap) {
-        // grown by doubling, the stored points copied over (a restart's path holds at most
-        // max_newton + 2 of them)
-        int cap = B->pathCap ? 2 * B->pathCap : 8;
-        void* p = NULL;
-        alctStatus st = alcg_malloc(&B->s, &p, vec * (size_t)cap);
-        if (st != ALC_OK) return fail(B, st);
-        // synchronized before the old block goes back to the arena, which may hand it out again
-        if ((B->npath > 0 && cudaMemcpyAsync(p, B->d_path, vec * (size_t)B->npath,
-                                             cudaMemcpyDeviceToDevice, stream) != cudaSuccess) ||
-            cudaStreamSynchronize(stream) != cudaSuccess) {
-            alcg_free(p);
-            return ALC_ERROR(B->sim, ALC_ERR_CUDA, "cuda backend: growing the path failed");
-        }
-        alcg_free(B->d_path);
-        B->d_path = (double*)p;
-        B->pathCap = cap;
-    }
-    if (cudaMemcpyAsync(B->d_path + (size_t)B->N * (size_t)B->npath, B->d_xhat, vec,
-                        cudaMemcpyDeviceToDevice, stream) != cudaSuccess) {
-        return ALC_ERROR(B->sim, ALC_ERR_CUDA, "cuda backend: storing XHAT in the path failed");
-    }
-    *n = ++B->npath;
-    return ALC_OK;
-}
-
-alctStatus opPathLoad(void* be, int i) {
-    Backend* B = (Backend*)be;
-    if (i < 0 || i >= B->npath) {
-        return ALC_ERROR(B->sim, ALC_ERR_INVALID_ARG, "cuda backend: path point %d of %d", i,
-                         B->npath);
-    }
-    if (cudaMemcpyAsync(B->d_xhat, B->d_path + (size_t)B->N * (size_t)i,
-                        sizeof(double) * (size_t)B->N, cudaMemcpyDeviceToDevice,
-                        (cudaStream_t)B->s.stream) != cudaSuccess) {
-        return ALC_ERROR(B->sim, ALC_ERR_CUDA, "cuda backend: loading a path point failed");
-    }
-    return ALC_OK;
-}
-
 alctStatus opEndStep(void* be, double* x, double* v) {
     Backend* B = (Backend*)be;
     alcgStream* s = &B->s;
@@ -696,8 +648,6 @@ alctStatus opIpcFrictionLag(void* be, double) {
     return ipcUnsupported(be);
 }
 
-// one operation a line, in alciBackendOps's order
-// clang-format off
 const alciBackendOps kCudaOps = {"cuda",
                                  opDestroy,
                                  opResetContacts,
@@ -716,8 +666,6 @@ const alciBackendOps kCudaOps = {"cuda",
                                  opMergeActive,
                                  opInversionBound,
                                  opAdvance,
-                                 opPathPush,
-                                 opPathLoad,
                                  opEndStep,
                                  opContacts,
                                  opNactive,
@@ -734,7 +682,6 @@ const alciBackendOps kCudaOps = {"cuda",
                                  opIpcVoid,
                                  opIpcBoundaryProgress,
                                  opIpcFrictionLag};
-// clang-format on
 
 /// Allocate and fill everything; the status and the message on B->s on failure.
 /// The capacities of the contact buffers: from alcSimDef.capacity, or the reference's defaults.

@@ -120,12 +120,6 @@ typedef struct alciBackendOps_ {
     alctStatus (*inversionBound)(void* be, double fraction, int allTets, double* alpha);
     /// X := (1 - alpha) X + alpha XHAT.
     alctStatus (*advance)(void* be, double alpha);
-    /// The subproblem's path (issue 14; host/step.c, "walk"): with reset, forget the stored
-    /// points first; then store a copy of XHAT as the next one (the store grows as needed).
-    /// *n = the points stored. ALC_ERR_NOMEM / ALC_ERR_DEVICE_NOMEM when it cannot grow.
-    alctStatus (*pathPush)(void* be, int reset, int* n);
-    /// XHAT := the stored point i (0-based); ALC_ERR_INVALID_ARG when there is no such point.
-    alctStatus (*pathLoad)(void* be, int i);
     /// Copy X out as x^{t+1}, v^{t+1} = (X - XT)/h; compute contact forces (Eq. 23).
     alctStatus (*endStep)(void* be, double* x, double* v);
     /// Active pairs with forces; bodyForce (nbody x 3) summed per body.

@@ -85,15 +85,10 @@ alctStatus alci_newtonSolve(alcSim* sim, alcData* d, alciSolveOut* out) {
 
 /// SolveSubproblem, AL paper Algorithm 2: projected Newton on L with a backtracking line search
 /// (full step ends it), then the slack, multiplier and decay updates. mu of Eq. 20 is estimated
-/// at the attempt's first Newton iteration (d->stat.newton == newton0). With *npath != 0 (after
-/// a restart; -1 until the first point is stored) the path for walkPath is recorded: XHAT after
-/// each accepted Newton step, and at the end when a placement of the moving boundaries moved it
-/// since. A placement is not a point of its own: a segment that moves only the kinematic
-/// vertices would drive them into the surfaces next to them, which the Newton step that follows
-/// moves away (on IPC's dolphin such segments stopped every walk at its first).
+/// at the attempt's first Newton iteration (d->stat.newton == newton0).
 static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp, int muFromDiag,
                                   int newton0, int contact, int nonInvertible, int invAll,
-                                  int settle, double* kinLeft, int* npath) {
+                                  int settle, double* kinLeft) {
     const alcModel* m = sim->m;
     const alcOption* o = &m->opt;
     const alciBackendOps* ops = sim->be.ops;
@@ -108,7 +103,6 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         ops->setContactParams(be, cp);
     }
     int crossings = 0;  // full Newton steps in which some pair crossed its kink
-    int placed = 0;     // moving boundaries placed since the last point of the path
     int freeRigid = 0;  // rigid bodies that move in the solve (not kinematic this step)
     for (int r = 0; r < m->nrigid; r++) freeRigid += !sim->rigidKin[r];
     for (int it = 0; it < o->maxNewton; it++) {
@@ -169,10 +163,6 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         }
         int flips = 0;
         if (st == ALC_OK && accepted) st = ops->stepXhat(be, r, &flips);
-        if (st == ALC_OK && accepted && *npath != 0) {
-            st = ops->pathPush(be, *npath < 0, npath);
-            placed = 0;
-        }
         alci_toc(&t);
         if (st != ALC_OK) return st;
         if (!accepted) {
@@ -218,14 +208,9 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
             // allows, and the Newton iterations go on from there
             st = ops->kinPlace(be, o->inversionFraction, invAll, 0, kinLeft);
             if (st != ALC_OK) return st;
-            placed = 1;
             continue;
         }
         if (done) break;
-    }
-    if (placed && *npath > 0) {
-        st = ops->pathPush(be, 0, npath);
-        if (st != ALC_OK) return st;
     }
     // slack, multiplier and decay updates (lines 20-29)
     if (contact) {
@@ -233,88 +218,6 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         if (st != ALC_OK) return st;
     }
     return ALC_OK;
-}
-
-/// MaxStepSize from X toward XHAT (Alg. 1 line 9): the smallest time of impact of CCD (the
-/// pairs with one merged into the active set, Alg. 3) and, with `inversion`, the inversion
-/// bound. *invLimited = 1 when the inversion bound set *alpha. The caller times it.
-static alctStatus chordBound(alcSim* sim, alcData* d, int contact, int inversion, int invAll,
-                             double* alpha, double* ccdAlpha, int* invLimited) {
-    const alciBackendOps* ops = sim->be.ops;
-    void* be = sim->be.state;
-    alcStepStat* s = &d->stat;
-    alctStatus st;
-    *alpha = 1;
-    *ccdAlpha = 1;
-    *invLimited = 0;
-    if (contact) {
-        alciCollectOut cout;
-        st = ops->collect(be, &cout);
-        if (st != ALC_OK) return st;
-        if (cout.grown) {
-            // grown and redone: a statistic, not a warning (issue 14)
-            s->bufferGrows++;
-            if (cout.grown > s->bufferCapacity) s->bufferCapacity = cout.grown;
-            alci_log(sim, 2, "step %ld: CCD candidate buffer grown to %d and redone", d->step + 1,
-                     cout.grown);
-        }
-        if (cout.ncandidates > s->candidatesMax) s->candidatesMax = cout.ncandidates;
-        if (cout.ncandidates > d->maxuse_candidates) d->maxuse_candidates = cout.ncandidates;
-        int nact = 0, grown = 0;
-        st = ops->mergeActive(be, &nact, &grown);
-        if (st != ALC_OK) return st;
-        if (grown) {
-            s->bufferGrows++;
-            if (grown > s->bufferCapacity) s->bufferCapacity = grown;
-            alci_log(sim, 2, "step %ld: active-set buffers grown to %d pairs", d->step + 1, grown);
-        }
-        if (nact > d->maxuse_contacts) d->maxuse_contacts = nact;
-        *alpha = cout.minToi < 1 ? cout.minToi : 1;
-        *ccdAlpha = *alpha;
-    }
-    if (inversion) {
-        double ainv = 1;
-        st = ops->inversionBound(be, sim->m->opt.inversionFraction, invAll, &ainv);
-        if (st != ALC_OK) return st;
-        if (ainv < *alpha) {
-            *alpha = ainv;
-            *invLimited = 1;
-        }
-    }
-    if (*alpha < 0) *alpha = 0;
-    return ALC_OK;
-}
-
-/// The outer step after a restart (issue 14): X follows the subproblem's path (the npath points
-/// pathPush stored: XHAT after each of its Newton steps), segment by segment, each bounded as a
-/// chord (chordBound), and stops inside the first segment whose bound is below 1. The Newton
-/// polyline keeps every element above inversion_fraction of its volume along each segment where the
-/// chord from X to its end may pass through an inversion (a sliver turned over). XHAT is left at
-/// the path's end. *alpha = the fraction of the path's segments covered (1: X = XHAT), the other
-/// outputs those of the segment it stopped in.
-static alctStatus walkPath(alcSim* sim, alcData* d, int npath, int contact, int inversion,
-                           int invAll, int k, double* alpha, double* ccdAlpha, int* invLimited) {
-    const alciBackendOps* ops = sim->be.ops;
-    void* be = sim->be.state;
-    alctStatus st = ALC_OK;
-    double a = 1;
-    int i = 0;
-    for (; i < npath; i++) {
-        st = ops->pathLoad(be, i);
-        if (st == ALC_OK)
-            st = chordBound(sim, d, contact, inversion, invAll, &a, ccdAlpha, invLimited);
-        if (st == ALC_OK) st = ops->advance(be, a);
-        if (st != ALC_OK) return st;
-        if (a < 1) break;
-    }
-    *alpha = i < npath ? (i + a) / npath : 1;
-    if (i < npath - 1) st = ops->pathLoad(be, npath - 1);
-    alci_log(sim, 3,
-             "step %ld iter %d: path of %d points walked to %.3e (segment %d stopped at %.3e, "
-             "ccd %.3e), active %d, newton %d",
-             d->step + 1, k + 1, npath, *alpha, i < npath ? i + 1 : npath, a, *ccdAlpha,
-             ops->nactive(be), d->stat.newton);
-    return st;
 }
 
 /// One attempt at a step of length h from d->x, d->v to the targets in d->kin_target: Algorithm
@@ -387,7 +290,6 @@ static alctStatus stepOnce(alcSim* sim, alcData* d, double h, int canSplit, int*
     // Algorithm 1 main loop
     double beta = 1, lastAlpha = 0;
     int k = 0, stall = 0, stallRun = 0;
-    int npath = 0;  // points of the subproblem's path since a restart (walkPath); -1: armed
     *stalled = 0;
     while (beta > o->epsilon) {
         st = alci_cancelled(sim, d, "outer iteration", k);
@@ -400,34 +302,67 @@ static alctStatus stepOnce(alcSim* sim, alcData* d, double h, int canSplit, int*
             break;
         }
         st = solveSubproblem(sim, d, &cp, muFromDiag, newton0, contact, nonInvertible, invAll,
-                             k > 0 && lastAlpha >= 1, &kinLeft, &npath);
+                             k > 0 && lastAlpha >= 1, &kinLeft);
         if (st != ALC_OK) return st;
 
-        // CCD from x to xhat: pairs with times of impact (Alg. 3) and MaxStepSize; after a
-        // restart, along the subproblem's path instead of its chord
+        // CCD from x to xhat: pairs with times of impact (Alg. 3) and MaxStepSize
         alci_tic(&t, &s->time[ALC_TIMER_CCD]);
         double alpha = 1, ccdAlpha = 1;
-        int invLimited = 0;
-        if (npath > 0) {
-            st = walkPath(sim, d, npath, contact, nonInvertible || invAll, invAll, k, &alpha,
-                          &ccdAlpha, &invLimited);
-        } else {
-            st = chordBound(sim, d, contact, nonInvertible || invAll, invAll, &alpha, &ccdAlpha,
-                            &invLimited);
-            alci_log(sim, 3,
-                     "step %ld iter %d: alpha %.3e (ccd %.3e), active %d, mu %.4g, newton %d",
-                     d->step + 1, k + 1, alpha, ccdAlpha, ops->nactive(be), cp.mu, s->newton);
-            if (st == ALC_OK) st = ops->advance(be, alpha);
+        if (contact) {
+            alciCollectOut cout;
+            st = ops->collect(be, &cout);
+            if (st != ALC_OK) {
+                alci_toc(&t);
+                return st;
+            }
+            if (cout.grown) {
+                // grown and redone: a statistic, not a warning (issue 14)
+                s->bufferGrows++;
+                if (cout.grown > s->bufferCapacity) s->bufferCapacity = cout.grown;
+                alci_log(sim, 2, "step %ld: CCD candidate buffer grown to %d and redone",
+                         d->step + 1, cout.grown);
+            }
+            if (cout.ncandidates > s->candidatesMax) s->candidatesMax = cout.ncandidates;
+            if (cout.ncandidates > d->maxuse_candidates) d->maxuse_candidates = cout.ncandidates;
+            int nact = 0, grown = 0;
+            st = ops->mergeActive(be, &nact, &grown);
+            if (st != ALC_OK) {
+                alci_toc(&t);
+                return st;
+            }
+            if (grown) {
+                s->bufferGrows++;
+                if (grown > s->bufferCapacity) s->bufferCapacity = grown;
+                alci_log(sim, 2, "step %ld: active-set buffers grown to %d pairs", d->step + 1,
+                         grown);
+            }
+            if (nact > d->maxuse_contacts) d->maxuse_contacts = nact;
+            alpha = cout.minToi < 1 ? cout.minToi : 1;
+            ccdAlpha = alpha;
         }
-        npath = 0;
+        int invLimited = 0;
+        if (invAll || nonInvertible) {
+            double ainv = 1;
+            st = ops->inversionBound(be, o->inversionFraction, invAll, &ainv);
+            if (st != ALC_OK) {
+                alci_toc(&t);
+                return st;
+            }
+            if (ainv < alpha) {
+                alpha = ainv;
+                invLimited = 1;
+            }
+        }
+        if (alpha < 0) alpha = 0;
+        alci_log(sim, 3, "step %ld iter %d: alpha %.3e (ccd %.3e), active %d, mu %.4g, newton %d",
+                 d->step + 1, k + 1, alpha, ccdAlpha, ops->nactive(be), cp.mu, s->newton);
+        st = ops->advance(be, alpha);
         // a chord that the inversion bound stops short of a stall: the next subproblem starts
-        // from x instead of the last xhat, whose chord from x passes through an inversion, and
-        // the next outer step follows that subproblem's path (docs/architecture.md, "A chord
-        // stopped by an inversion restarts the subproblem")
+        // from x instead of the last xhat, whose chord from x passes through an inversion
+        // (docs/architecture.md, "A chord stopped by an inversion restarts the subproblem")
         if (st == ALC_OK && invLimited && alpha < o->stallAlpha) {
             st = ops->syncXhat(be);
             if (st == ALC_OK) st = ops->kinPlace(be, o->inversionFraction, invAll, 0, &kinLeft);
-            npath = -1;  // the next subproblem records its path
             alci_log(sim, 3,
                      "step %ld iter %d: xhat restarted from x (alpha %.3e from the "
                      "inversion bound)",

@@ -176,30 +176,18 @@ ALC_TEST(split_cancelledInSecondHalf) {
 
 typedef struct {
     int restarts;  // "xhat restarted" messages seen
-    int walks;     // "path of N points walked" messages
-    int whole;     // walks that reached the path's end
 } RestartLog;
 
 static void countRestarts(void* user, int level, const char* msg) {
     RestartLog* c = (RestartLog*)user;
-    if (level < 3) return;
-    if (strstr(msg, "xhat restarted from x")) c->restarts++;
-    const char* w = strstr(msg, "points walked to ");
-    if (w) {
-        c->walks++;
-        c->whole += atof(w + strlen("points walked to ")) == 1.0;
-    }
+    if (level >= 3 && strstr(msg, "xhat restarted from x")) c->restarts++;
 }
 
 /// A chord stopped by the inversion bound restarts the next subproblem from x (host/step.c):
 /// box_drop with every tetrahedron protected (inversion: all), a step bound that keeps 99 % of
 /// each volume and every alpha below 1 counting as a stall, so that the landing's compression
 /// makes the inversion bound set alpha; the restarts happen, the steps end below the cap and
-/// every state is clean. The outer step after a restart follows the subproblem's path
-/// (walkPath): it must happen after each restart but those that end the step, reach the path's
-/// end in some, and leave fewer restarts than the chord did (69 restarts and 351 Newton
-/// iterations in these 30 steps when the outer step took the chord; 21 and 259 with the walk).
-/// On a real scene the rule fires only at alpha < 1e-4 (the dolphin of
+/// every state is clean. On a real scene the rule fires only at alpha < 1e-4 (the dolphin of
 /// bench/results/amd-epyc-2c/ipc-examples.md); the thresholds here only make it fire often.
 ALC_TEST(split_restartAfterInversionBound) {
     Run r;
@@ -218,13 +206,9 @@ ALC_TEST(split_restartAfterInversionBound) {
         capped += r.d->stat.capped;
         ENSURE_MSG(checkRun(&r), "step %d", k + 1);
     }
-    alct_note(
-        "30 steps: %d restarts, %d paths walked (%d to the end), %ld Newton iterations, %d "
-        "capped",
-        c.restarts, c.walks, c.whole, r.d->run.newton, capped);
+    alct_note("30 steps: %d restarts, %ld Newton iterations, %d capped", c.restarts,
+              r.d->run.newton, capped);
     ENSURE(c.restarts > 0);
-    ENSURE(c.walks > 0 && c.walks <= c.restarts && c.whole > 0);
-    ENSURE(c.restarts < 40);
     ENSURE(capped == 0);
     alc_deleteSim(sim);
     closeRun(&r);

@@ -72,7 +72,6 @@ static void opDestroy(void* be) {
     free(B->kin);
     free(B->carryLevel);
     free(B->carry);
-    free(B->path);
     free(B);
 }
 
@@ -514,32 +513,6 @@ static alctStatus opIpcFrictionLag(void* be, double dhat) {
     return st;
 }
 
-static alctStatus opPathPush(void* be, int reset, int* n) {
-    alcrBackend* B = (alcrBackend*)be;
-    if (reset) B->npath = 0;
-    size_t vec = (size_t)B->N;
-    if (B->npath == B->pathCap) {
-        int cap = B->pathCap ? 2 * B->pathCap : 8;
-        double* p = (double*)realloc(B->path, sizeof(double) * vec * (size_t)cap);
-        if (!p) return ALC_ERROR(B->sim, ALC_ERR_NOMEM, "out of memory (subproblem path)");
-        B->bytes += sizeof(double) * vec * (size_t)(cap - B->pathCap);
-        B->path = p;
-        B->pathCap = cap;
-    }
-    memcpy(B->path + vec * (size_t)B->npath, B->xhat, sizeof(double) * vec);
-    *n = ++B->npath;
-    return ALC_OK;
-}
-
-static alctStatus opPathLoad(void* be, int i) {
-    alcrBackend* B = (alcrBackend*)be;
-    if (i < 0 || i >= B->npath) {
-        return ALC_ERROR(B->sim, ALC_ERR_INVALID_ARG, "path point %d of %d", i, B->npath);
-    }
-    memcpy(B->xhat, B->path + (size_t)B->N * (size_t)i, sizeof(double) * (size_t)B->N);
-    return ALC_OK;
-}
-
 static const alciBackendOps kRefOps = {"ref",
                                        opDestroy,
                                        opResetContacts,
@@ -558,8 +531,6 @@ static const alciBackendOps kRefOps = {"ref",
                                        opMergeActive,
                                        opInversionBound,
                                        opAdvance,
-                                       opPathPush,
-                                       opPathLoad,
                                        opEndStep,
                                        opContacts,
                                        opNactive,

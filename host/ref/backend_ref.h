@@ -169,10 +169,6 @@ typedef struct alcrBackend_ {
     double* vertInfl;  // per-vertex broad-phase growth: a rigid vertex's deviation from its
                        // chord over X -> XHAT (n; m)
 
-    // the subproblem's path (pathPush/pathLoad): copies of XHAT, pathCap x N doubles
-    double* path;
-    int npath, pathCap;
-
     size_t bytes;  // memory held
 } alcrBackend;
 

@@ -463,8 +463,7 @@ ALC_TEST(backend_kinCarry) {
     return ALC_TEST_PASS;
 }
 
-/// The subproblem restart after a chord stopped by the inversion bound and the walk along the
-/// restarted subproblem's path (host/step.c: syncXhat, pathPush, pathLoad):
+/// The subproblem restart after a chord stopped by the inversion bound (host/step.c, syncXhat):
 /// box_drop with thresholds that make it fire at the landing (as tests/test_split.c's
 /// split_restartAfterInversionBound), on both backends: the device follows the reference.
 ALC_TEST(backend_restartAfterInversionBound) {
@@ -488,9 +487,7 @@ ALC_TEST(backend_restartAfterInversionBound) {
         worst = fmax(worst, relDiff(c.d->x, r.d->x, n));
     }
     alct_note(
-        "30 steps (21 restarts and paths walked on the reference, "
-        "split_restartAfterInversionBound): "
-        "device within "
+        "30 steps (69 restarts on the reference, split_restartAfterInversionBound): device within "
         "%.1e of the reference; Newton %ld and %ld",
         worst, c.d->run.newton, r.d->run.newton);
     ENSURE(worst <= 1e-6 * alct_tolScale());
