@@ -180,6 +180,10 @@ void alcr_ipc_free(alcrBackend* B);
 alctStatus alcr_ipc_constraints(alcrBackend* B, const double* pos, double dhat, double* minDist2);
 /// Sum over the constraint set of the mollified barrier b(d^2, dhat^2) at pos (unit stiffness).
 double alcr_ipc_energy(alcrBackend* B, const double* pos, double dhat);
+/// The barrier's force on pair P at stencil positions x with squared distance s (IPC Eq. 20,
+/// mollified for EE), in incremental-potential units (N s^2: divide by h^2 for newtons), for
+/// barrier stiffness kappa and S = dhat^2.
+double alcr_ipc_pairForce(const alcrIpcPair* P, const alcV3 x[4], double s, double S, double kappa);
 /// The constraint set (alcr_ipc_constraints, at the step's end X) as pairs for the contact
 /// report (contact_report.h): distance and grad d at X, multiplier the barrier's force times
 /// h^2 with the last kappa, decay 1. *pairs stays owned by B, valid until the next call.

@@ -91,9 +91,7 @@ alctStatus alcr_friction_lagIpc(alcrBackend* B, double dhat) {
             alcm_ee_dist2Grad(x, P->dtype, gs);
         else
             alcm_pt_dist2Grad(x, P->dtype, gs);
-        // IPC Eq. 20: F = kappa |d b / d d| = kappa 2 d |b'(d^2)| (mollified for EE), over h^2
-        double mol = ee ? alcm_mollifier(x, P->eps, NULL, NULL) : 1;
-        double F = ih2 * B->lastKappa * mol * 2 * sqrt(s) * fabs(alcm_barrierD1(s, S));
+        double F = ih2 * alcr_ipc_pairForce(P, x, s, S, B->lastKappa);
         if (!(F > 0)) continue;
         B->nfric += lagPair(&B->fric[B->nfric], 0, P->type, P->v, gs, muf * F);
     }

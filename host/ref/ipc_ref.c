@@ -234,6 +234,13 @@ alctStatus alcr_ipc_stepBound(alcrBackend* B, double* toi) {
     return ALC_OK;
 }
 
+double alcr_ipc_pairForce(const alcrIpcPair* P, const alcV3 x[4], double s, double S,
+                          double kappa) {
+    // IPC Eq. 20: kappa |d b / d d| = kappa 2 d |b'(d^2)|, mollified for EE
+    double mol = P->type == ALCR_EE ? alcm_mollifier(x, P->eps, NULL, NULL) : 1;
+    return kappa * mol * 2 * sqrt(s) * fabs(alcm_barrierD1(s, S));
+}
+
 alctStatus alcr_ipc_reportPairs(alcrBackend* B, const alcmPair** pairs, int* npair) {
     if (B->ipcReportCap < B->nipc) {
         alcmPair* p = (alcmPair*)realloc(B->ipcReport, sizeof(alcmPair) * (size_t)B->nipc);
@@ -254,10 +261,8 @@ alctStatus alcr_ipc_reportPairs(alcrBackend* B, const alcmPair** pairs, int* npa
         stencil(B, P, B->x, x);
         Q->d = P->type == ALCR_PT ? alcm_pt_distance(x, Q->g) : alcm_ee_distance(x, Q->g);
         double s = P->type == ALCR_PT ? alcm_pt_dist2(x, P->dtype) : alcm_ee_dist2(x, P->dtype);
-        double mol = P->type == ALCR_EE ? alcm_mollifier(x, P->eps, NULL, NULL) : 1;
-        // IPC Eq. 20: the barrier's force kappa |d b / d d| = kappa 2 d |b'(d^2)| (mollified for
-        // EE); in incremental-potential units, as an AL multiplier (the report divides by h^2)
-        Q->lambda = B->lastKappa * mol * 2 * sqrt(s) * fabs(alcm_barrierD1(s, S));
+        // as an AL multiplier (the report divides by h^2)
+        Q->lambda = alcr_ipc_pairForce(P, x, s, S, B->lastKappa);
         Q->gamma = 1;
         Q->c = Q->d;
         Q->active = 1;
