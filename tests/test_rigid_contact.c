@@ -208,19 +208,22 @@ ALC_TEST(rigid_contact_spinningBar) {
     return ALC_TEST_PASS;
 }
 
-ALC_TEST(rigid_contact_chainHangs) {
-    // scenes/rigid_chain.yaml: four rigid links below a fixed one, the top one pushed sideways;
-    // through 0.6 s of swinging every link stays interlocked with the one above, its centre
-    // 2 (R - r) = 0.08 m below it less what the 12-sided tube's flats take off
+/// A chain scene of nlinks rigid links below a fixed one at the origin, the top one pushed
+/// sideways: through `steps` steps every link stays interlocked with the one above, its centre
+/// 2 (R - r) = 0.08 m below it less what the 12-sided tube's flats take off, and the chain
+/// swings. ALC_TEST_PASS or ALC_TEST_FAIL.
+static int chainCheck(const char* scene, int nlinks, int steps) {
     Run r;
-    ENSURE(openRun(&r, "rigid_chain.yaml", NULL, NULL, -1));
-    ENSURE(r.m->nrigid == 4);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", alct_rootDir(), scene);
+    ENSURE(openRunPath(&r, path, NULL, NULL, -1));
+    ENSURE(r.m->nrigid == nlinks);
     int ok = 1;
     double lo = HUGE_VAL, hi = 0, swing = 0;
-    for (int s = 0; ok && s < 60; s++) {
+    for (int s = 0; ok && s < steps; s++) {
         ok = stepRun(&r);
         double above = 0;  // the fixed link's centre
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < nlinks; k++) {
             const double* q = r.d->rigid_pose + 6 * k + 3;
             lo = fmin(lo, above - q[1]);
             hi = fmax(hi, above - q[1]);
@@ -228,14 +231,44 @@ ALC_TEST(rigid_contact_chainHangs) {
             above = q[1];
         }
     }
+    double newtonPerStep = (double)r.d->run.newton / steps;
     closeRun(&r);
     ENSURE(ok);
     alct_note(
-        "link spacing %.4f to %.4f m over 0.6 s (interlocked: 0.07 to 0.081), sideways "
-        "swing up to %.4f m",
-        lo, hi, swing);
+        "%s: link spacing %.4f to %.4f m over %d steps (interlocked: 0.07 to 0.081), sideways "
+        "swing up to %.4f m, %.2f Newton iterations per step",
+        scene, lo, hi, steps, swing, newtonPerStep);
     ENSURE(lo > 0.07 && hi < 0.081);
     ENSURE(swing > 0.005);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(rigid_contact_chainHangs) {
+    // scenes/rigid_chain.yaml: four rigid links below a fixed one, 0.6 s
+    return chainCheck("scenes/rigid_chain.yaml", 4, 60);
+}
+
+ALC_TEST(rigid_contact_chain21Hangs) {
+    // bench/scenes/rigid_chain21.yaml (tools/scene-rigid.sh chain 21): the analogue of rigid IPC's
+    // 21-link anchor chain, its last link ten times as dense; 0.2 s
+    return chainCheck("bench/scenes/rigid_chain21.yaml", 21, 20);
+}
+
+ALC_TEST(rigid_generatedScenesCurrent) {
+    // the benchmark scenes that tools/scene-rigid.sh writes (bench/scenes/) are what it writes
+    // today
+    static const char* const cmds[] = {
+        "tools/scene-rigid.sh arch 101 | cmp -s - bench/scenes/rigid_arch101.yaml",
+        "tools/scene-rigid.sh chain 21 | cmp -s - bench/scenes/rigid_chain21.yaml",
+        // bad usage is refused with status 2
+        "tools/scene-rigid.sh arch 2 >/dev/null 2>&1; test $? -eq 2",
+        "tools/scene-rigid.sh wall 5 >/dev/null 2>&1; test $? -eq 2",
+    };
+    for (int i = 0; i < 4; i++) {
+        char cmd[1400];
+        snprintf(cmd, sizeof cmd, "cd '%s' && { %s; }", alct_rootDir(), cmds[i]);
+        ENSURE_MSG(system(cmd) == 0, "failed: %s", cmds[i]);
+    }
     return ALC_TEST_PASS;
 }
 
