@@ -340,7 +340,9 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
     }
     if (u[3] != fingerprint(m)) {
         return ALC_ERROR(sim, ALC_ERR_INVALID_ARG,
-                         "%s: saved from another model (meshes, materials or drivers differ)",
+                         "%s: saved from another model: its meshes, materials or drivers "
+                         "differ from this one's (a scene edited since, or one that another "
+                         "build of alcove compiles differently; run it again from its start)",
                          what);
     }
     if (stored != n - CKPT_HEADER - 4 || payload > ((uint64_t)1 << 40) ||
