@@ -14,7 +14,7 @@
 # Exit status: 0, or 2 on bad usage (with the reason on stderr).
 set -u
 
-usage() { sed -n '9,13p' "$0" | sed 's/^# \{0,1\}//' >&2; }
+usage() { sed -n '/^# usage:/,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//' >&2; }
 
 if [ $# -ne 2 ] || ! [[ "$2" =~ ^[0-9]+$ ]]; then
     usage
