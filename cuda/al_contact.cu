@@ -42,7 +42,7 @@ static __device__ __forceinline__ double alLambda(const alcgPair& P, const alcgA
 /// gamma phi(c) and gamma phi'(c), the slack-eliminated augmented term of Eq. 12.
 static __device__ __forceinline__ double alPhi(const alcgPair& P, const alcgAlParams& prm, double c,
                                                double* dphi) {
-    double mu = prm.mu, lam = alLambda(P, prm);
+    double mu = alcm_pair_mu(&P, prm.mu), lam = alLambda(P, prm);
     if (c < lam / mu) {
         *dphi = P.gamma * (mu * c - lam);
         return P.gamma * (0.5 * mu * c * c - lam * c);
@@ -81,7 +81,7 @@ static __global__ void alContact_coefKernel(alcgPair* d_pairs, int npair, alcgAl
     double c = alConstraint(*P, prm.delta, d_xhat, d_x), dphi;
     alPhi(*P, prm, c, &dphi);
     P->c = c;
-    P->active = c < alLambda(*P, prm) / prm.mu;
+    P->active = c < alLambda(*P, prm) / alcm_pair_mu(P, prm.mu);
     d_coef[p] = dphi;
 }
 
@@ -108,7 +108,7 @@ static __global__ void alContact_gatherKernel(const alcgPair* d_pairs, const dou
         g2 += cf * ga[2];
         // the exact curvature: only pairs active at the iterate (contact_ref.c's file comment)
         if (!P->active) continue;
-        double s = mu * P->gamma;
+        double s = alcm_pair_mu(P, mu) * P->gamma;
         for (int b = 0; b < 4; b++) {
             int j = P->v[b];
             if (j < i || d_kin[j]) continue;
@@ -137,7 +137,8 @@ static __global__ void alContact_flipsKernel(const alcgPair* d_pairs, int npair,
     if (p >= npair) return;
     const alcgPair& P = d_pairs[p];
     double c = alConstraint(P, prm.delta, d_pos, d_x);
-    if (alcm_pair_flipped(c, alLambda(P, prm) / prm.mu, P.active, prm.flipDepth)) {
+    if (alcm_pair_flipped(c, alLambda(P, prm) / alcm_pair_mu(&P, prm.mu), P.active,
+                          prm.flipDepth)) {
         atomicAdd(d_flips, 1);
     }
 }
@@ -148,20 +149,8 @@ static __global__ void alContact_updateKernel(alcgPair* d_pairs, int npair, alcg
     int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     if (p >= npair) return;
     alcgPair* P = &d_pairs[p];
-    double mu = prm.mu;
-    double c = alConstraint(*P, prm.delta, d_xhat, d_x);
-    P->c = c;  // the step-size CCD's floor reads it (alcm_pair_stepFloor)
-    double lam = alLambda(*P, prm);
-    double s = c - lam / mu > 0 ? c - lam / mu : 0;  // Eq. 14
-    // an active constraint updates its multiplier (Eq. 13) and is restored to gamma = 1; an
-    // inactive one drops its multiplier and decays by Gamma
-    if (s == 0) {
-        P->lambda = prm.penalty ? 0 : lam - mu * c;
-        P->gamma = 1;
-    } else {
-        P->lambda = 0;
-        P->gamma *= prm.decay;
-    }
+    alcm_pair_alUpdate(P, alConstraint(*P, prm.delta, d_xhat, d_x), prm.mu, prm.penalty, prm.decay,
+                       prm.delta, prm.pairMuGrowth, prm.pairMuMax);
 }
 
 /// Thread p: the normal force times h^2 (Eq. 23 as alcr_contact_normalForce).

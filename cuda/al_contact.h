@@ -29,12 +29,14 @@ extern "C" {
 
 /// AL contact parameters (the fields of alciContactParams the AL terms read).
 typedef struct alcgAlParams_ {
-    double mu;           ///< penalty stiffness (IP units)
-    double delta;        ///< contact offset (m)
-    double decay;        ///< Gamma, the decay factor of an inactive pair
-    double removeBelow;  ///< gamma threshold of Alg. 3 (not read here; carried for the merge)
-    int penalty;         ///< 1: multipliers read as zero and stay zero (penalty ablation)
-    double flipDepth;    ///< how far past its kink a pair must land to count as a flip (m)
+    double mu;            ///< penalty stiffness (IP units)
+    double delta;         ///< contact offset (m)
+    double decay;         ///< Gamma, the decay factor of an inactive pair
+    double removeBelow;   ///< gamma threshold of Alg. 3 (not read here; carried for the merge)
+    int penalty;          ///< 1: multipliers read as zero and stay zero (penalty ablation)
+    double flipDepth;     ///< how far past its kink a pair must land to count as a flip (m)
+    double pairMuGrowth;  ///< growth of a violated pair's own penalty (alcm_pair_alUpdate)
+    double pairMuMax;     ///< the largest multiple of mu a pair's penalty reaches
 } alcgAlParams;
 
 /// Device scratch of the AL contact terms, sized at make time for a pair capacity (nothing

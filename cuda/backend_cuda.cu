@@ -107,6 +107,8 @@ alcgAlParams alParams(const Backend* B) {
     p.removeBelow = B->cp.removeBelow;
     p.penalty = B->cp.penalty;
     p.flipDepth = B->cp.flipDepth;
+    p.pairMuGrowth = B->cp.pairMuGrowth;
+    p.pairMuMax = B->cp.pairMuMax;
     return p;
 }
 

@@ -41,6 +41,9 @@ typedef struct alciContactParams_ {
     double frictionEpsV;  // eps_v (m/s)
     double flipDepth;     // how far past its kink a pair must land to count as a flip (m;
                           // alcm_pair_flipped): 0 counts every crossing
+    double pairMuGrowth;  // factor of a pair's own penalty per multiplier update while it is
+                          // violated by more than delta (alcm_pair_alUpdate); <= 1: none
+    double pairMuMax;     // the largest multiple of mu a pair's penalty reaches
 } alciContactParams;
 
 /// Result of assembleElastic.

@@ -48,6 +48,8 @@ alcOption alc_defaultOption(void) {
     o.penaltyScale = 1;
     o.linearSolver = ALC_LINSOLVE_PCG;
     o.hessianReuse = 0;
+    o.pairMuGrowth = 2;
+    o.pairMuMax = 8;
     return o;
 }
 

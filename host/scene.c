@@ -182,14 +182,21 @@ static int readSolver(Loader* L, alciYNode* root) {
     static const int solverValues[] = {ALC_LINSOLVE_PCG, ALC_LINSOLVE_DIRECT, ALC_LINSOLVE_AUTO};
     static const char* const reuseNames[] = {"newton", "step", NULL};
     static const int reuseValues[] = {0, 1};
-    static const char* const keys[] = {
-        "contact",     "delta",         "epsilon",       "kmin",
-        "decay",       "remove_below",  "mu_scale",      "mu",
-        "cg_tol",      "cg_max_iter",   "max_iter",      "max_newton",
-        "ls_max_iter", "stall_iters",   "stall_alpha",   "ccd_rescale",
-        "ccd_min_sep", "ccd_max_iter",  "inversion",     "inversion_fraction",
-        "newton_tol",  "penalty_scale", "ipc",           "linear_solver",
-        "split_depth", "split_after",   "hessian_reuse", NULL};
+    static const char* const keys[] = {"contact",       "delta",
+                                       "epsilon",       "kmin",
+                                       "decay",         "remove_below",
+                                       "mu_scale",      "mu",
+                                       "cg_tol",        "cg_max_iter",
+                                       "max_iter",      "max_newton",
+                                       "ls_max_iter",   "stall_iters",
+                                       "stall_alpha",   "ccd_rescale",
+                                       "ccd_min_sep",   "ccd_max_iter",
+                                       "inversion",     "inversion_fraction",
+                                       "newton_tol",    "penalty_scale",
+                                       "ipc",           "linear_solver",
+                                       "split_depth",   "split_after",
+                                       "hessian_reuse", "pair_mu_growth",
+                                       "pair_mu_max",   NULL};
     int ok =
         alciy_getEnum(&L->y, n, "contact", contactNames, contactValues, &o->contact) &&
         alciy_getNumber(&L->y, n, "delta", &o->delta, 1e-12, BIG, 0) &&
@@ -216,7 +223,9 @@ static int readSolver(Loader* L, alciYNode* root) {
         alciy_getEnum(&L->y, n, "linear_solver", solverNames, solverValues, &o->linearSolver) &&
         alciy_getInt(&L->y, n, "split_depth", &o->splitDepth, 0, 20, 0) &&
         alciy_getInt(&L->y, n, "split_after", &o->splitAfter, 1, INT_MAX, 0) &&
-        alciy_getEnum(&L->y, n, "hessian_reuse", reuseNames, reuseValues, &o->hessianReuse);
+        alciy_getEnum(&L->y, n, "hessian_reuse", reuseNames, reuseValues, &o->hessianReuse) &&
+        alciy_getNumber(&L->y, n, "pair_mu_growth", &o->pairMuGrowth, 1, 1e3, 0) &&
+        alciy_getNumber(&L->y, n, "pair_mu_max", &o->pairMuMax, 1, 1e12, 0);
     if (!ok) return 0;
     alciYNode* ipc = alciy_get(n, "ipc");
     if (ipc) {

@@ -617,6 +617,10 @@ static alctStatus checkOptions(const alcOption* o, char* err, int errsz) {
         "unknown linear solver %d", o->linearSolver);
     REQ(o->hessianReuse == 0 || o->hessianReuse == 1, "hessian_reuse %d must be 0 or 1",
         o->hessianReuse);
+    REQ(o->pairMuGrowth >= 1 && o->pairMuGrowth <= 1e3, "pair_mu_growth %g must be in [1, 1000]",
+        o->pairMuGrowth);
+    REQ(o->pairMuMax >= 1 && o->pairMuMax <= 1e12, "pair_mu_max %g must be in [1, 1e12]",
+        o->pairMuMax);
 #undef REQ
     return ALC_OK;
 }

@@ -248,6 +248,8 @@ static alctStatus stepOnce(alcSim* sim, alcData* d, double h, int canSplit, int*
     cp.penalty = o->contact == ALC_CONTACT_PENALTY;
     cp.friction = friction;
     cp.frictionEpsV = o->frictionEpsV;
+    cp.pairMuGrowth = o->pairMuGrowth;
+    cp.pairMuMax = o->pairMuMax;
     if (cp.penalty && o->mu > 0) cp.mu = o->mu * o->penaltyScale;
     ops->setContactParams(be, &cp);
     int muFromDiag = !(o->mu > 0);

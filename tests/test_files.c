@@ -60,3 +60,14 @@ const char* alct_writeFile(const char* dir, const char* name, const char* text) 
     fclose(f);
     return path;
 }
+
+alctStatus alct_loadSceneText(const char* tag, const char* name, const char* text, alcModel** m,
+                              char* err, int errsz) {
+    *m = NULL;
+    const char* path = alct_writeFile(alct_tmpDir(tag, NULL), name, text);
+    if (!path) {
+        snprintf(err, (size_t)errsz, "cannot write %s", name);
+        return ALC_ERR_IO;
+    }
+    return alc_loadScene(path, NULL, m, err, errsz);
+}

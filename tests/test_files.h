@@ -2,6 +2,8 @@
 #ifndef ALC_TESTS_TEST_FILES_H_
 #define ALC_TESTS_TEST_FILES_H_
 
+#include "alc/alc.h"
+
 /// A directory /tmp/alc_test_TAG_PID (made on first use, with the subdirectory sub when not
 /// NULL); the returned path stays valid for the process. Falls back to /tmp. The directories
 /// are removed when the process exits (kept when the environment has ALC_KEEP_TMP).
@@ -10,5 +12,10 @@ const char* alct_tmpDir(const char* tag, const char* sub);
 /// Write text to DIR/name and return the path (a static buffer, valid until the next call),
 /// or NULL when the file cannot be written.
 const char* alct_writeFile(const char* dir, const char* name, const char* text);
+
+/// Write scene text to alct_tmpDir(tag)/name and load it (alc_loadScene, no parameter
+/// overrides): the status, the model in *m (NULL on failure), the message in err.
+alctStatus alct_loadSceneText(const char* tag, const char* name, const char* text, alcModel** m,
+                              char* err, int errsz);
 
 #endif  // ALC_TESTS_TEST_FILES_H_

@@ -13,9 +13,7 @@
 
 /// Load scene text written to the test directory; the status, with the message in err.
 static alctStatus loadText(const char* text, alcModel** m, char* err, int errsz) {
-    const char* path = alct_writeFile(alct_tmpDir("hreuse", NULL), "reuse.yaml", text);
-    *m = NULL;
-    return alc_loadScene(path, NULL, m, err, errsz);
+    return alct_loadSceneText("hreuse", "reuse.yaml", text, m, err, errsz);
 }
 
 ALC_TEST(hessianReuse_sceneKey) {

@@ -94,9 +94,7 @@ ALC_TEST(split_offAtDepthZero) {
 
 /// Load scene text written to the test directory; the status, with the message in err.
 static alctStatus loadText(const char* text, alcModel** m, char* err, int errsz) {
-    const char* path = alct_writeFile(alct_tmpDir("split", NULL), "split.yaml", text);
-    *m = NULL;
-    return alc_loadScene(path, NULL, m, err, errsz);
+    return alct_loadSceneText("split", "split.yaml", text, m, err, errsz);
 }
 
 /// The scene keys: read into the options, out-of-range values refused with the file and line.

@@ -19,6 +19,8 @@ typedef struct alcmPair_ {
     double c;       ///< constraint value at the last evaluated XHAT: the last assembly, then the
                     ///< multiplier update (the step-size CCD's alcm_pair_stepFloor reads it)
     int active;     ///< c < lambda / mu at the last assembly (its Hessian is in the matrix)
+    double boost;   ///< the pair's own multiple of the penalty mu (alcm_pair_mu; 0 reads as 1,
+                    ///< so a zeroed new pair starts at the common mu)
 } alcmPair;
 
 /// A lagged friction pair (AL paper Appendix A, IPC §5): fixed during a step.
@@ -30,6 +32,56 @@ typedef struct alcmFric_ {
     double T[6];    ///< tangent basis, two unit columns (3 x 2, column-major)
     double coef;    ///< mu_f * F (N): friction coefficient times lagged normal force
 } alcmFric;
+
+/// The penalty stiffness of one pair: mu times its boost (alcm_pair_alUpdate raises it for a
+/// pair whose constraint the subproblem keeps violating). Every term of the pair (its energy
+/// phi, its kink lambda / mu, its curvature and its multiplier update) uses it.
+/// @param P   the pair
+/// @param mu  the common penalty stiffness of Eq. 20 (IP units)
+ALC_HD double alcm_pair_mu(const alcmPair* P, double mu) {
+    return P->boost > 1 ? mu * P->boost : mu;
+}
+
+/// The AL update of one pair at the end of a subproblem (Alg. 2 lines 20-29 as the text of
+/// §4.2 states them): with s = max(0, c - lambda/mu) (Eq. 14), an active constraint (s = 0)
+/// updates its multiplier lambda <- lambda - mu c (Eq. 13) and is restored to gamma = 1; an
+/// inactive one drops its multiplier and decays by Gamma (the listing prints the two gamma
+/// updates swapped; the text, Appendix A and the public implementation agree on this order).
+/// Beyond the paper, an active pair still violated by more than delta (c < -delta) multiplies
+/// its own penalty by `growth` (up to `boostMax` times mu): the multiplier update alone closes
+/// only the fraction mu / (mu + M) of the violation per outer iteration, M the stiffness that
+/// resists the pair (inertia, elasticity, a driven neighbour), and with mu of Eq. 20 far below
+/// M the iterate stayed through the constraint for tens of outer iterations while the
+/// step-size CCD advanced the pair to a fraction of its gap each time (issue 14). A per-
+/// constraint penalty raised where the violation is not reduced is the classical AL safeguard
+/// (Nocedal & Wright, Numerical Optimization, 2006, Alg. 17.4 raises mu when ||c|| misses its
+/// target; here per pair, so that pairs that converge keep the common, well-conditioned mu).
+/// The cap matters where the constraint cannot be met at all (a vertex pulled into a wall by a
+/// driven neighbour): there a stiffer pair only stiffens the subproblem (docs/architecture.md).
+/// @param P         the pair (lambda, gamma, boost and c are updated)
+/// @param c         its linearized constraint at the subproblem's iterate (m)
+/// @param mu        the common penalty stiffness (IP units)
+/// @param penalty   1 under the penalty ablation: no multipliers, no growth
+/// @param decay     Gamma
+/// @param delta     the contact offset (m)
+/// @param growth    the factor of a violated pair's boost per update (<= 1: none)
+/// @param boostMax  the largest boost
+ALC_HD void alcm_pair_alUpdate(alcmPair* P, double c, double mu, int penalty, double decay,
+                               double delta, double growth, double boostMax) {
+    double m = alcm_pair_mu(P, mu), lam = penalty ? 0 : P->lambda;
+    P->c = c;  // the step-size CCD's floor reads it (alcm_pair_stepFloor)
+    if (c - lam / m > 0) {
+        P->lambda = 0;
+        P->gamma *= decay;
+        return;
+    }
+    P->lambda = penalty ? 0 : lam - m * c;
+    P->gamma = 1;
+    if (!penalty && growth > 1 && c < -delta) {
+        double b = P->boost > 1 ? P->boost * growth : growth;
+        P->boost = b < boostMax ? b : boostMax;
+    }
+}
 
 /// Normal force of a pair times h^2 (IP units), AL paper Eq. 23. Eq. 23 evaluates
 /// h^-2 mu (c - s - lambda/mu); after the multiplier update of Alg. 2 (lambda <- lambda - mu c

@@ -5,7 +5,9 @@
 // The slack is minimized out of Eq. 12: with s = max(0, c - lambda/mu) (Eq. 14) each pair
 // contributes gamma * phi(c), phi(c) = mu/2 c^2 - lambda c for c < lambda/mu and
 // -lambda^2/(2 mu) beyond, which is C1 and convex in c; its derivative mu (c - lambda/mu - s)
-// is exactly the gradient coefficient of Alg. 2 line 10.
+// is exactly the gradient coefficient of Alg. 2 line 10. mu is per pair: the common mu of
+// Eq. 20 times the pair's boost, which the multiplier update raises for a pair the subproblem
+// keeps violating by more than delta (alcm_pair_alUpdate, hd/alcm_pairstate.h).
 //
 // Hessian: Alg. 2 line 11 adds mu gamma grad d grad d^T for every pair in C, active or not.
 // alcove adds it only for pairs active at the current iterate (the exact curvature of the
@@ -215,7 +217,7 @@ static double constraintAt(const alcrBackend* B, const alcrPair* P, const double
 
 /// gamma phi(c) and gamma phi'(c), the slack-eliminated augmented term of Eq. 12.
 static double phi(const alcrBackend* B, const alcrPair* P, double c, double* dphi) {
-    double mu = B->cp.mu, lam = B->cp.penalty ? 0 : P->lambda;
+    double mu = alcm_pair_mu(P, B->cp.mu), lam = B->cp.penalty ? 0 : P->lambda;
     if (c < lam / mu) {
         if (dphi) *dphi = P->gamma * (mu * c - lam);
         return P->gamma * (0.5 * mu * c * c - lam * c);
@@ -243,7 +245,7 @@ alctStatus alcr_contact_assemble(alcrBackend* B) {
         P->c = constraintAt(B, P, B->xhat);
         phi(B, P, P->c, &coef[p]);
         double lam = B->cp.penalty ? 0 : P->lambda;
-        P->active = P->c < lam / B->cp.mu;
+        P->active = P->c < lam / alcm_pair_mu(P, B->cp.mu);
     }
     // gather rows: G += gamma phi' grad d, H += mu gamma grad d grad d^T (lines 10-11)
     alcrBsr* A = &B->A;
@@ -260,7 +262,7 @@ alctStatus alcr_contact_assemble(alcrBackend* B) {
             // the exact curvature of gamma phi(c): mu gamma grad d grad d^T where the pair is
             // active (c < lambda/mu), zero where it is not (see the file comment)
             if (!P->active) continue;
-            double s = mu * P->gamma;
+            double s = alcm_pair_mu(P, mu) * P->gamma;
             for (int b = 0; b < 4; b++) {
                 int j = P->v[b];
                 if (B->kin[j]) continue;
@@ -283,33 +285,19 @@ int alcr_contact_flips(alcrBackend* B, const double* pos) {
     for (int p = 0; p < B->npair; p++) {
         const alcrPair* P = &B->pairs[p];
         double lam = B->cp.penalty ? 0 : P->lambda;
-        flips +=
-            alcm_pair_flipped(constraintAt(B, P, pos), lam / B->cp.mu, P->active, B->cp.flipDepth);
+        flips += alcm_pair_flipped(constraintAt(B, P, pos), lam / alcm_pair_mu(P, B->cp.mu),
+                                   P->active, B->cp.flipDepth);
     }
     return flips;
 }
 
 void alcr_contact_alUpdate(alcrBackend* B) {
-    double mu = B->cp.mu, decay = B->cp.decay;
-    int penalty = B->cp.penalty;
+    const alciContactParams* cp = &B->cp;
 #pragma omp parallel for schedule(static) if (B->npair > ALCR_PAR_MIN)
     for (int p = 0; p < B->npair; p++) {
         alcrPair* P = &B->pairs[p];
-        double c = constraintAt(B, P, B->xhat);
-        P->c = c;  // the step-size CCD's floor reads it (alcm_pair_stepFloor)
-        double lam = penalty ? 0 : P->lambda;
-        double s = c - lam / mu > 0 ? c - lam / mu : 0;  // Eq. 14
-        // Alg. 2 lines 20-29 as the text of §4.2 states them: an active constraint (s = 0)
-        // updates its multiplier (Eq. 13) and is restored to gamma = 1; an inactive one drops
-        // its multiplier and decays by Gamma (the listing prints the two gamma updates swapped;
-        // the text, Appendix A and the public implementation agree on this order).
-        if (s == 0) {
-            P->lambda = penalty ? 0 : lam - mu * c;
-            P->gamma = 1;
-        } else {
-            P->lambda = 0;
-            P->gamma *= decay;
-        }
+        alcm_pair_alUpdate(P, constraintAt(B, P, B->xhat), cp->mu, cp->penalty, cp->decay,
+                           cp->delta, cp->pairMuGrowth, cp->pairMuMax);
     }
 }
 

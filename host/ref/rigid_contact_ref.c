@@ -160,7 +160,7 @@ void alcr_rigid_contactAssemble(alcrBackend* B, const double* coef, double mu) {
         const double* G = B->pairRG + 3 * W * (size_t)p;
         // the exact curvature of gamma phi(c) for c linear in the nodes: mu gamma G G^T where
         // the pair is active (contact_ref.c)
-        double s = P->active ? mu * P->gamma : 0;
+        double s = P->active ? alcm_pair_mu(P, mu) * P->gamma : 0;
         for (int i = 0; s > 0 && i < 3 * nn; i++) {
             for (int j = 0; j < 3 * nn; j++) H[i * S + j] = s * G[i] * G[j];
         }

@@ -196,6 +196,13 @@ typedef struct alcOption_ {
                                ///< paper's Newton); 1: once per step (per attempt of a split
                                ///< step), reused by its later Newton iterations with fresh
                                ///< gradients (reference backend only); default 0
+    double pairMuGrowth;       ///< AL model: factor by which a contact pair's own penalty grows
+                               ///< at each multiplier update while the subproblem still
+                               ///< violates its linearized constraint by more than delta
+                               ///< (beyond the AL paper; docs/architecture.md); 1 = off, the
+                               ///< paper's common mu; default 2
+    double pairMuMax;          ///< the largest multiple of mu a pair's penalty grows to;
+                               ///< default 8
 } alcOption;
 
 /// Output format of frames.

@@ -180,6 +180,7 @@ void alct_pairToDevice(const alcrPair* h, alcgPair* d) {
     memcpy(d->g, h->g, sizeof d->g);
     d->c = h->c;
     d->active = h->active;
+    d->boost = h->boost;
 }
 
 double alct_relErr(double a, double b, double scale) {

@@ -16,7 +16,8 @@
 static int samePair(const alcgPair* d, const alcrPair* h) {
     return d->key == h->key && d->type == h->type && !memcmp(d->v, h->v, sizeof d->v) &&
            d->lambda == h->lambda && d->gamma == h->gamma && d->d == h->d &&
-           !memcmp(d->g, h->g, sizeof d->g) && d->c == h->c && d->active == h->active;
+           !memcmp(d->g, h->g, sizeof d->g) && d->c == h->c && d->active == h->active &&
+           d->boost == h->boost;
 }
 
 /// |a - b| <= ALCT_DEVICE_RTOL max(|b|, scale).
@@ -44,6 +45,7 @@ static void fabricatePairs(alctContact* c) {
         for (int j = 0; j < 12; j++) P->g[j] = 0.1 * j - 1e-4 * k;
         P->c = -1e-4 * k;
         P->active = k % 2;
+        P->boost = k % 3 ? 0 : 4.0 * (k % 5);  // survivors keep their own mu
     }
     B->npair = n;
 }

@@ -32,7 +32,7 @@
 
 /// What the comparisons saw, for the note.
 typedef struct Tally_ {
-    int cases, pairs, active, inactive, flips, blocks;
+    int cases, pairs, active, inactive, flips, blocks, boosted;
     double worstG, worstA, worstE, worstC, worstLam;
 } Tally;
 
@@ -80,6 +80,8 @@ static alcgAlParams paramsOf(const alcrBackend* B) {
     p.removeBelow = B->cp.removeBelow;
     p.penalty = B->cp.penalty;
     p.flipDepth = B->cp.flipDepth;
+    p.pairMuGrowth = B->cp.pairMuGrowth;
+    p.pairMuMax = B->cp.pairMuMax;
     return p;
 }
 
@@ -261,6 +263,9 @@ static int runCase(alcrBackend* B, double amp, unsigned long long* rng, const ch
                    label, p, hp[p].lambda, P->lambda);
         ENSURE_MSG(hp[p].gamma == P->gamma, "%s: pair %d gamma %.17g, reference %.17g", label, p,
                    hp[p].gamma, P->gamma);
+        ENSURE_MSG(hp[p].boost == P->boost, "%s: pair %d boost %.17g, reference %.17g", label, p,
+                   hp[p].boost, P->boost);
+        T->boosted += P->boost > 1;
         ENSURE_MSG(hp[p].key == P->key && hp[p].d == P->d && !memcmp(hp[p].g, P->g, sizeof P->g),
                    "%s: pair %d changed beyond lambda and gamma", label, p);
         double fref1 = alcr_contact_normalForce(B, P);
@@ -311,6 +316,7 @@ static int sceneCases(const char* scene, int steps, Tally* T) {
     for (int p = 0; p < B->npair; p++) {
         B->pairs[p].lambda = fmax(0.0, alct_rnd(&rng)) * B->cp.mu * amp;
         B->pairs[p].gamma = 0.5 * (1.0 + alct_rnd(&rng));
+        B->pairs[p].boost = alct_rnd(&rng) > 0 ? 1 + 8 * (1 + alct_rnd(&rng)) : 0;  // own mu
     }
     for (int v = 0; v < mo.nvert; v++) {
         if (alct_rnd(&rng) > 0.8) B->kin[v] = 1;
@@ -327,10 +333,11 @@ static int sceneCases(const char* scene, int steps, Tally* T) {
 
 static void note(const Tally* T) {
     alct_note(
-        "%d cases, %d pairs (%d active, %d inactive at the iterate), %d flips, %d blocks; "
+        "%d cases, %d pairs (%d active, %d inactive at the iterate), %d flips, %d blocks, %d "
+        "pairs with their own mu after the update; "
         "worst rel: G %.2g, A %.2g, E %.2g, c %.2g, lambda %.2g%s",
-        T->cases, T->pairs, T->active, T->inactive, T->flips, T->blocks, T->worstG, T->worstA,
-        T->worstE, T->worstC, T->worstLam, AL_BITWISE ? " (bit for bit but E)" : "");
+        T->cases, T->pairs, T->active, T->inactive, T->flips, T->blocks, T->boosted, T->worstG,
+        T->worstA, T->worstE, T->worstC, T->worstLam, AL_BITWISE ? " (bit for bit but E)" : "");
 }
 
 ALC_TEST(alContact_scenesStacked) {
