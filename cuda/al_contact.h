@@ -156,8 +156,9 @@ alctStatus alcg_alContact_flips(alcgAlContact* C, const alcgPair* d_pairs, int n
 /// The slack, multiplier and decay updates at XHAT, AL paper Alg. 2 lines 20-29 as §4.2's text
 /// states them, as alcr_contact_alUpdate: s = max(0, c - lambda/mu) (Eq. 14); s == 0: lambda <-
 /// lambda - mu c (Eq. 13; 0 under the penalty flag), gamma <- 1; else lambda <- 0, gamma <-
-/// Gamma gamma. One thread per pair, no reduction.
-/// @param[in,out] d_pairs  active set; lambda and gamma updated (npair) [device]
+/// Gamma gamma; and a pair still violated by more than delta raises its own mu
+/// (alcm_pair_alUpdate, prm->pairMuGrowth). One thread per pair, no reduction.
+/// @param[in,out] d_pairs  active set; lambda, gamma, c and boost updated (npair) [device]
 /// @param[in]     npair    pairs
 /// @param[in]     prm      parameters
 /// @param[in]     d_x      X (nvert x 3) (m) [device]

@@ -302,6 +302,7 @@ alctStatus alcr_contact_setCarry(alcrBackend* B, const alcrPair* pairs, int npai
 /// Contact energy sum_i gamma_i phi(c_i) at the positions pos (N doubles).
 double alcr_contact_energy(alcrBackend* B, const double* pos);
 alctStatus alcr_contact_assemble(alcrBackend* B);
+/// The multiplier, decay and per-pair mu updates of every pair at XHAT (alcm_pair_alUpdate).
 void alcr_contact_alUpdate(alcrBackend* B);
 /// Pairs whose activity (c < lambda/mu) at the positions pos differs from the last assembly,
 /// more than cp.flipDepth past the kink (alcm_pair_flipped).
