@@ -316,7 +316,9 @@ static int sceneCases(const char* scene, int steps, Tally* T) {
     for (int p = 0; p < B->npair; p++) {
         B->pairs[p].lambda = fmax(0.0, alct_rnd(&rng)) * B->cp.mu * amp;
         B->pairs[p].gamma = 0.5 * (1.0 + alct_rnd(&rng));
-        B->pairs[p].boost = alct_rnd(&rng) > 0 ? 1 + 8 * (1 + alct_rnd(&rng)) : 0;  // own mu
+        // own mu: a boost in [1, pairMuMax], as the update leaves them, or none
+        double b = 1 + 0.5 * (B->cp.pairMuMax - 1) * (1 + alct_rnd(&rng));
+        B->pairs[p].boost = alct_rnd(&rng) > 0 ? b : 0;
     }
     for (int v = 0; v < mo.nvert; v++) {
         if (alct_rnd(&rng) > 0.8) B->kin[v] = 1;
