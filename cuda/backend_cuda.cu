@@ -501,10 +501,14 @@ alctStatus opMergeActive(void* be, int* nactive, int* grown) {
     return fail(B, st);
 }
 
-alctStatus opInversionBound(void* be, double fraction, int allTets, double* alpha) {
+alctStatus opInversionBound(void* be, double fraction, int allTets, int endPoint, double amax,
+                            double* alpha) {
     Backend* B = (Backend*)be;
     ALCG_RANGE("ccd");
-    return fail(B, tetBound(B, B->d_x, B->d_xhat, fraction, allTets, alpha));
+    if (!endPoint) return fail(B, tetBound(B, B->d_x, B->d_xhat, fraction, allTets, alpha));
+    size_t tb = B->boundBytes;
+    return fail(B, alcg_tetBound_endStep(&B->mesh, B->d_x, B->d_xhat, fraction, allTets, amax,
+                                         alpha, B->d_boundTemp, &tb, &B->s));
 }
 
 alctStatus opAdvance(void* be, double alpha) {

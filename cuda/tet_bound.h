@@ -47,6 +47,18 @@ alctStatus alcg_tetBound_maxStep(const alcgTetMesh* mesh, const double* d_from, 
                                  double fraction, int allTets, double* alpha, void* d_temp,
                                  size_t* temp_bytes, alcgStream* s);
 
+/// Largest alpha in [0, min(amax, 1)] whose END POINT from + alpha (to - from) keeps every
+/// protected tetrahedron's six-fold volume above its target (the path between may pass below
+/// it), from alcm_tet_endStepTo in passes of a minimum over all until every tetrahedron accepts
+/// alpha (at most ALC_END_BOUND_PASSES, then the path bound of alcg_tetBound_maxStep capped at
+/// amax), as alcr_elastic_endStep. Arguments, scratch, skips and errors as
+/// alcg_tetBound_maxStep (the same scratch size serves both).
+/// @param[in]  amax   the step asked for (e.g. the CCD bound)
+/// @param[out] alpha  the bound [host]
+alctStatus alcg_tetBound_endStep(const alcgTetMesh* mesh, const double* d_from, const double* d_to,
+                                 double fraction, int allTets, double amax, double* alpha,
+                                 void* d_temp, size_t* temp_bytes, alcgStream* s);
+
 #ifdef __cplusplus
 }
 #endif

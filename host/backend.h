@@ -119,8 +119,11 @@ typedef struct alciBackendOps_ {
     /// Alg. 3 with the pairs of the last collect: filter, merge, remove decayed pairs.
     /// *grown = the new pair capacity when the buffers had to grow, else 0.
     alctStatus (*mergeActive)(void* be, int* nactive, int* grown);
-    /// Largest alpha keeping tetrahedra above `fraction` of their volume from X toward XHAT.
-    alctStatus (*inversionBound)(void* be, double fraction, int allTets, double* alpha);
+    /// Largest alpha <= amax keeping tetrahedra above `fraction` of their volume from X toward
+    /// XHAT: at the end point X + alpha (XHAT - X) when endPoint is nonzero, else along the
+    /// whole segment (then amax is not read and alpha <= 1).
+    alctStatus (*inversionBound)(void* be, double fraction, int allTets, int endPoint, double amax,
+                                 double* alpha);
     /// X := (1 - alpha) X + alpha XHAT.
     alctStatus (*advance)(void* be, double alpha);
     /// Copy X out as x^{t+1}, v^{t+1} = (X - XT)/h; compute contact forces (Eq. 23).

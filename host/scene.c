@@ -178,25 +178,43 @@ static int readSolver(Loader* L, alciYNode* root) {
                                         ALC_CONTACT_NONE};
     static const char* const invNames[] = {"auto", "all", NULL};
     static const int invValues[] = {ALC_INVERSION_AUTO, ALC_INVERSION_ALL};
+    static const char* const invBoundNames[] = {"end", "path", NULL};
+    static const int invBoundValues[] = {ALC_INVBOUND_END, ALC_INVBOUND_PATH};
     static const char* const solverNames[] = {"pcg", "direct", "auto", NULL};
     static const int solverValues[] = {ALC_LINSOLVE_PCG, ALC_LINSOLVE_DIRECT, ALC_LINSOLVE_AUTO};
     static const char* const reuseNames[] = {"newton", "step", NULL};
     static const int reuseValues[] = {0, 1};
-    static const char* const keys[] = {"contact",       "delta",
-                                       "epsilon",       "kmin",
-                                       "decay",         "remove_below",
-                                       "mu_scale",      "mu",
-                                       "cg_tol",        "cg_max_iter",
-                                       "max_iter",      "max_newton",
-                                       "ls_max_iter",   "stall_iters",
-                                       "stall_alpha",   "ccd_rescale",
-                                       "ccd_min_sep",   "ccd_max_iter",
-                                       "inversion",     "inversion_fraction",
-                                       "newton_tol",    "penalty_scale",
-                                       "ipc",           "linear_solver",
-                                       "split_depth",   "split_after",
-                                       "hessian_reuse", "pair_mu_growth",
-                                       "pair_mu_max",   NULL};
+    static const char* const keys[] = {"contact",
+                                       "delta",
+                                       "epsilon",
+                                       "kmin",
+                                       "decay",
+                                       "remove_below",
+                                       "mu_scale",
+                                       "mu",
+                                       "cg_tol",
+                                       "cg_max_iter",
+                                       "max_iter",
+                                       "max_newton",
+                                       "ls_max_iter",
+                                       "stall_iters",
+                                       "stall_alpha",
+                                       "ccd_rescale",
+                                       "ccd_min_sep",
+                                       "ccd_max_iter",
+                                       "inversion",
+                                       "inversion_fraction",
+                                       "newton_tol",
+                                       "penalty_scale",
+                                       "ipc",
+                                       "linear_solver",
+                                       "split_depth",
+                                       "split_after",
+                                       "hessian_reuse",
+                                       "pair_mu_growth",
+                                       "pair_mu_max",
+                                       "inversion_bound",
+                                       NULL};
     int ok =
         alciy_getEnum(&L->y, n, "contact", contactNames, contactValues, &o->contact) &&
         alciy_getNumber(&L->y, n, "delta", &o->delta, 1e-12, BIG, 0) &&
@@ -217,6 +235,8 @@ static int readSolver(Loader* L, alciYNode* root) {
         alciy_getNumber(&L->y, n, "ccd_min_sep", &o->ccdMinSep, 0, BIG, 0) &&
         alciy_getInt(&L->y, n, "ccd_max_iter", &o->ccdMaxIter, 10, INT_MAX, 0) &&
         alciy_getEnum(&L->y, n, "inversion", invNames, invValues, &o->inversion) &&
+        alciy_getEnum(&L->y, n, "inversion_bound", invBoundNames, invBoundValues,
+                      &o->inversionBound) &&
         alciy_getNumber(&L->y, n, "inversion_fraction", &o->inversionFraction, 1e-6, 0.999, 0) &&
         alciy_getNumber(&L->y, n, "newton_tol", &o->newtonTol, 0, BIG, 0) &&
         alciy_getNumber(&L->y, n, "penalty_scale", &o->penaltyScale, 1e-12, BIG, 0) &&

@@ -606,6 +606,8 @@ static alctStatus checkOptions(const alcOption* o, char* err, int errsz) {
     REQ(o->ccdMaxIter >= 10, "ccd_max_iter %d must be >= 10", o->ccdMaxIter);
     REQ(o->inversion >= 0 && o->inversion <= ALC_INVERSION_ALL, "unknown inversion mode %d",
         o->inversion);
+    REQ(o->inversionBound == ALC_INVBOUND_END || o->inversionBound == ALC_INVBOUND_PATH,
+        "unknown inversion_bound mode %d", o->inversionBound);
     REQ(o->inversionFraction > 0 && o->inversionFraction < 1,
         "inversion_fraction %g must be in (0, 1)", o->inversionFraction);
     REQ(o->newtonTol >= 0, "newton_tol %g must be >= 0", o->newtonTol);

@@ -345,7 +345,9 @@ static alctStatus stepOnce(alcSim* sim, alcData* d, double h, int canSplit, int*
         int invLimited = 0;
         if (invAll || nonInvertible) {
             double ainv = 1;
-            st = ops->inversionBound(be, o->inversionFraction, invAll, &ainv);
+            // at the chord's end point below the CCD's alpha (ALC_INVBOUND_END), or along it
+            st = ops->inversionBound(be, o->inversionFraction, invAll,
+                                     o->inversionBound == ALC_INVBOUND_END, alpha, &ainv);
             if (st != ALC_OK) {
                 alci_toc(&t);
                 return st;

@@ -732,17 +732,21 @@ static double tetVol6(const alcV3 x[4], const alcV3 p[4], double a) {
                           alcm_v3_sub(y[3], y[0]));
 }
 
+/// A random rest tetrahedron x and a random direction p per vertex, of three magnitudes in turn.
+static void randTetMotion(int it, alcV3 x[4], alcV3 p[4]) {
+    alcM3 Dminv;
+    double vol;
+    randRestTet(x, &Dminv, &vol);
+    double ps = it % 3 == 0 ? 0.3 : (it % 3 == 1 ? 1.0 : 3.0);
+    for (int i = 0; i < 4; i++) p[i] = randV3(-ps, ps);
+}
+
 ALC_TEST(maxStep_random) {
     rngSeed(13);
     int nCross = 0;
     for (int it = 0; it < 3000; it++) {
-        alcV3 X[4], x[4], p[4];
-        alcM3 Dminv;
-        double vol;
-        randRestTet(X, &Dminv, &vol);
-        memcpy(x, X, sizeof x);
-        double ps = it % 3 == 0 ? 0.3 : (it % 3 == 1 ? 1.0 : 3.0);
-        for (int i = 0; i < 4; i++) p[i] = randV3(-ps, ps);
+        alcV3 x[4], p[4];
+        randTetMotion(it, x, p);
         double fraction = it % 2 ? 0.2 : urand(0.01, 0.9);
         double alpha = alcm_tet_maxStep(x, p, fraction);
         ENSURE(alpha >= 0 && alpha <= 1);
@@ -766,6 +770,50 @@ ALC_TEST(maxStep_random) {
     }
     alct_note("%d of 3000 random directions crossed the volume bound", nCross);
     ENSURE(nCross > 300 && nCross < 2900);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(endStep_random) {
+    // alcm_tet_endStepTo: alpha itself when its end point is above the target, else a point
+    // above it with the whole stretch from there to alpha at or below it (up to the bisection's
+    // tolerance), and never below the whole segment's bound
+    rngSeed(29);
+    int nPast = 0, nBack = 0;
+    for (int it = 0; it < 3000; it++) {
+        alcV3 x[4], p[4];
+        randTetMotion(it, x, p);
+        double v0 = tetVol6(x, p, 0), target = (it % 2 ? 0.2 : urand(0.01, 0.9)) * v0;
+        double tol = 1e-12 * fmax(v0, 1);
+        double amax = it % 4 ? 1.0 : urand(0.05, 1);
+        double a = alcm_tet_endStepTo(x, p, target, amax);
+        double path = fmin(alcm_tet_maxStepTo(x, p, target), amax);
+        ENSURE_MSG(a >= 0 && a <= amax && a >= path * (1 - 1e-8), "it %d: %g of %g (path %g)", it,
+                   a, amax, path);
+        ENSURE_MSG(tetVol6(x, p, a) > target - tol, "it %d: end point below target", it);
+        if (a == amax) {
+            if (path < amax) nPast++;  // the segment dips below the target and comes back
+            continue;
+        }
+        nBack++;
+        for (int k = 1; k <= 200; k++) {
+            double b = a + (amax - a) * k / 200.0;
+            if (b - a <= 1e-8 * amax) continue;
+            ENSURE_MSG(tetVol6(x, p, b) <= target + tol, "it %d: %g above target in (%g, %g]", it,
+                       b, a, amax);
+        }
+    }
+    alct_note("3000 random directions: %d end points past a dip, %d moved back", nPast, nBack);
+    ENSURE(nPast > 30 && nBack > 300);
+    // the 180-degree turn about z: the volume (1 - 2a)^2 vol0 vanishes at a = 0.5 and is back at
+    // a = 1; the end point a = 1 is valid, a = 0.5 is not and goes back to 1 - sqrt(f) / 2
+    alcV3 xt[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, pt[4];
+    for (int i = 0; i < 4; i++) pt[i] = alcm_v3(-2 * xt[i].x, -2 * xt[i].y, 0);
+    double f = 0.2, t0 = 0.2 * tetVol6(xt, pt, 0);
+    ENSURE(alcm_tet_endStepTo(xt, pt, t0, 1.0) == 1.0);
+    double ex = (1 - sqrt(f)) / 2, a = alcm_tet_endStepTo(xt, pt, t0, 0.5);
+    ENSURE_MSG(a <= ex && a >= ex * (1 - 1e-8), "turn: %.17g vs %.17g", a, ex);
+    // already at or below the target: 0
+    ENSURE(alcm_tet_endStepTo(xt, pt, tetVol6(xt, pt, 0), 1.0) == 0.0);
     return ALC_TEST_PASS;
 }
 

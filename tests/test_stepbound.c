@@ -1,6 +1,7 @@
 // The step bound (CCD over all candidates + inversion bound) never yields an intersecting or
 // inverted state: random walks of large random motions, each advanced by the bound, every state
-// judged by the independent exact checker.
+// judged by the independent exact checker; with the inversion bound on the whole chord (the AL
+// paper's) and at its end point (ALC_INVBOUND_END, never below the whole chord's).
 #include "alc_internal.h"
 #include "check.h"
 #include "ref/backend_ref.h"
@@ -37,7 +38,7 @@ static const char* kScene =
     "  - name: ground\n"
     "    mesh: {plane: {size: 1, cells: 3}}\n";
 
-ALC_TEST(stepbound_randomMotionsStayClean) {
+static int randomMotions(int endPoint) {
     char path[256];
     snprintf(path, sizeof path, "/tmp/alc_test_stepbound_%d.yaml", (int)getpid());
     FILE* f = fopen(path, "w");
@@ -65,14 +66,40 @@ ALC_TEST(stepbound_randomMotionsStayClean) {
     unsigned char* obstacle = (unsigned char*)calloc((size_t)m->nbody, 1);
     for (int b = 0; b < m->nbody; b++) obstacle[b] = m->body_type[b] == ALC_BODY_OBSTACLE;
 
-    int trials = 150, clean = 0, limited = 0, ncollide = 0;
+    int trials = 150, clean = 0, limited = 0, ncollide = 0, further = 0;
     double alphaSum = 0;
     for (int trial = 0; trial < trials; trial++) {
         ENSURE_OK(ops->beginStep(B, &in));
         // a random target: per body a rigid translation plus per-vertex noise, at a scale drawn
         // from 0.16 mm to 16 cm (against 0.5 mm gaps and 5 cm elements)
         double scale = 0.16 * pow(10, -3 * urand());
-        for (int b = 0; b < m->nbody; b++) {
+        // every fifth: the ball alone turns by 150-175 degrees about a random axis through its
+        // centroid; the straight chord squeezes its tetrahedra to cos^2(theta/2) of their volume
+        // (7-0.2 %) half way and restores them at the end
+        if (trial % 5 == 4) {
+            memcpy(B->xhat, x, sizeof(double) * 3 * (size_t)m->nvert);
+            int b = m->nbody - 1;
+            while (b >= 0 && m->body_type[b] != ALC_BODY_SOLID) b--;
+            ENSURE(b >= 0);
+            int v0 = m->body_vertadr[b], nv = m->body_vertnum[b];
+            double c[3] = {0, 0, 0};
+            for (int v = v0; v < v0 + nv; v++) {
+                for (int k = 0; k < 3; k++) c[k] += x[3 * v + k] / nv;
+            }
+            alcV3 axis = alcm_v3_normalize(alcm_v3(urand() - 0.5, urand() - 0.5, urand() - 0.5));
+            double th = (150 + 25 * urand()) * 3.14159265358979 / 180, ct = cos(th), sn = sin(th);
+            for (int v = v0; v < v0 + nv; v++) {
+                alcV3 r = alcm_v3(x[3 * v] - c[0], x[3 * v + 1] - c[1], x[3 * v + 2] - c[2]);
+                // Rodrigues: r cos + (axis x r) sin + axis (axis . r)(1 - cos)
+                alcV3 q = alcm_v3_add(
+                    alcm_v3_add(alcm_v3_scale(r, ct), alcm_v3_scale(alcm_v3_cross(axis, r), sn)),
+                    alcm_v3_scale(axis, alcm_v3_dot(axis, r) * (1 - ct)));
+                B->xhat[3 * v] = c[0] + q.x;
+                B->xhat[3 * v + 1] = c[1] + q.y;
+                B->xhat[3 * v + 2] = c[2] + q.z;
+            }
+        }
+        for (int b = 0; b < m->nbody && trial % 5 != 4; b++) {
             if (m->body_type[b] != ALC_BODY_SOLID) continue;
             double t[3] = {scale * (urand() - 0.5), scale * (urand() - 0.5),
                            scale * (urand() - 0.5)};
@@ -84,9 +111,16 @@ ALC_TEST(stepbound_randomMotionsStayClean) {
         }
         alciCollectOut cout;
         ENSURE_OK(ops->collect(B, &cout));
-        double ainv = 1;
-        ENSURE_OK(ops->inversionBound(B, m->opt.inversionFraction, 1, &ainv));
-        double alpha = fmin(fmin(cout.minToi, ainv), 1);
+        double ainv = 1, aend = 1, accd = fmin(cout.minToi, 1);
+        ENSURE_OK(ops->inversionBound(B, m->opt.inversionFraction, 1, 0, 1, &ainv));
+        ENSURE_OK(ops->inversionBound(B, m->opt.inversionFraction, 1, 1, accd, &aend));
+        // the end point's bound: the largest valid alpha below the CCD's, so never below the
+        // whole chord's (itself valid) and never above the CCD's
+        double apath = fmin(accd, ainv);
+        ENSURE_MSG(aend <= accd && aend >= apath * (1 - 1e-6), "trial %d: end %.17g, path %.17g",
+                   trial, aend, apath);
+        if (aend > apath * (1 + 1e-6)) further++;
+        double alpha = endPoint ? aend : apath;
         if (alpha < 1) limited++;
         ncollide += cout.ncollide;
         alphaSum += alpha;
@@ -117,11 +151,13 @@ ALC_TEST(stepbound_randomMotionsStayClean) {
         clean++;
     }
     alct_note(
-        "%d random motions: all %d results clean; %d limited by the bound (mean alpha %.3f), "
-        "%d colliding pairs found",
-        trials, clean, limited, alphaSum / trials, ncollide);
-    ENSURE(limited > trials / 4);  // the motions really were blocked by contact or inversion
-    ENSURE(limited < trials);      // and some were not
+        "%s: %d random motions: all %d results clean; %d limited by the bound (mean alpha %.3f), "
+        "%d colliding pairs found; the end-point bound went further in %d",
+        endPoint ? "end point" : "whole chord", trials, clean, limited, alphaSum / trials, ncollide,
+        further);
+    ENSURE(limited > trials / 4);    // the motions really were blocked by contact or inversion
+    ENSURE(limited < trials);        // and some were not
+    ENSURE(further >= trials / 10);  // the turns at least went further
     free(x);
     free(zero);
     free(kin);
@@ -129,4 +165,12 @@ ALC_TEST(stepbound_randomMotionsStayClean) {
     alc_deleteSim(sim);
     alc_deleteModel(m);
     return ALC_TEST_PASS;
+}
+
+ALC_TEST(stepbound_randomMotionsStayClean) {
+    return randomMotions(0);
+}
+
+ALC_TEST(stepbound_randomMotionsStayCleanEndPoint) {
+    return randomMotions(1);
 }

@@ -530,6 +530,40 @@ ALC_HD int alcm_quadratic_rootsUnit(double A, double B, double C, double r[2]) {
     return m;
 }
 
+/// Coefficients of 6 vol(x + a p) - minVol6 = c0 + c1 a + c2 a^2 + c3 a^3.
+/// @param[in]  x        vertex positions (m)
+/// @param[in]  p        direction per vertex (m)
+/// @param[in]  minVol6  six times the volume subtracted (m^3)
+/// @param[out] c        the four coefficients (m^3)
+ALC_HD void alcm_tet_volCubic(const alcV3 x[4], const alcV3 p[4], double minVol6, double c[4]) {
+    alcV3 d[3], e[3];
+    for (int i = 0; i < 3; i++) {
+        d[i] = alcm_v3_sub(x[i + 1], x[0]);
+        e[i] = alcm_v3_sub(p[i + 1], p[0]);
+    }
+    // 6 vol(a) = det[d0 + a e0, d1 + a e1, d2 + a e2]
+    c[0] = alcm_v3_triple(d[0], d[1], d[2]) - minVol6;
+    c[1] = alcm_v3_triple(e[0], d[1], d[2]) + alcm_v3_triple(d[0], e[1], d[2]) +
+           alcm_v3_triple(d[0], d[1], e[2]);
+    c[2] = alcm_v3_triple(d[0], e[1], e[2]) + alcm_v3_triple(e[0], d[1], e[2]) +
+           alcm_v3_triple(e[0], e[1], d[2]);
+    c[3] = alcm_v3_triple(e[0], e[1], e[2]);
+}
+
+/// Given f(lo) > 0 >= f(hi) for the cubic c, the crossing between them, bisected to 1e-10
+/// relative and returned CONSERVATIVELY: the lower bracket times (1 - 1e-9), where f > 0.
+ALC_HD double alcm_cubic_lastPositive(const double c[4], double lo, double hi) {
+    for (int it = 0; it < 200 && hi - lo > 1e-10 * hi; it++) {
+        double mid = 0.5 * (lo + hi);
+        if (alcm_cubic_eval(c, mid) > 0.0) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo * (1.0 - 1e-9);
+}
+
 /// Largest step alpha in [0, 1] such that the signed volume stays >= minVol6 / 6 for every
 /// alpha' in [0, alpha] along x + alpha' p. 6 vol(x + a p) is a cubic in a; [0, 1] is split at
 /// the real roots of its derivative into monotone pieces and the first sign change of
@@ -540,20 +574,9 @@ ALC_HD int alcm_quadratic_rootsUnit(double A, double B, double C, double r[2]) {
 /// @param[in] minVol6  six times the smallest volume allowed (m^3)
 /// @return alpha in [0, 1]; 1 when there is no crossing in [0, 1]; 0 when 6 vol(x) <= minVol6.
 ALC_HD double alcm_tet_maxStepTo(const alcV3 x[4], const alcV3 p[4], double minVol6) {
-    alcV3 d[3], e[3];
-    for (int i = 0; i < 3; i++) {
-        d[i] = alcm_v3_sub(x[i + 1], x[0]);
-        e[i] = alcm_v3_sub(p[i + 1], p[0]);
-    }
-    // 6 vol(a) = det[d0 + a e0, d1 + a e1, d2 + a e2] = c0 + c1 a + c2 a^2 + c3 a^3
     double c[4];
-    c[0] = alcm_v3_triple(d[0], d[1], d[2]) - minVol6;
+    alcm_tet_volCubic(x, p, minVol6, c);
     if (!(c[0] > 0.0)) return 0.0;
-    c[1] = alcm_v3_triple(e[0], d[1], d[2]) + alcm_v3_triple(d[0], e[1], d[2]) +
-           alcm_v3_triple(d[0], d[1], e[2]);
-    c[2] = alcm_v3_triple(d[0], e[1], e[2]) + alcm_v3_triple(e[0], d[1], e[2]) +
-           alcm_v3_triple(e[0], e[1], d[2]);
-    c[3] = alcm_v3_triple(e[0], e[1], e[2]);
     // monotone pieces: split at the roots of f'(a) = c1 + 2 c2 a + 3 c3 a^2
     double r[2];
     int nr = alcm_quadratic_rootsUnit(3.0 * c[3], 2.0 * c[2], c[1], r);
@@ -565,19 +588,45 @@ ALC_HD double alcm_tet_maxStepTo(const alcV3 x[4], const alcV3 p[4], double minV
     for (int i = 1; i < nb; i++) {
         double hi = brk[i];
         if (alcm_cubic_eval(c, hi) > 0.0) continue;
-        // f(lo) > 0 >= f(hi): bisect, keeping f(lo) > 0
-        double lo = brk[i - 1];
-        for (int it = 0; it < 200 && hi - lo > 1e-10 * hi; it++) {
-            double mid = 0.5 * (lo + hi);
-            if (alcm_cubic_eval(c, mid) > 0.0) {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo * (1.0 - 1e-9);
+        // f(lo) > 0 >= f(hi)
+        return alcm_cubic_lastPositive(c, brk[i - 1], hi);
     }
     return 1.0;
+}
+
+/// The end-point counterpart of alcm_tet_maxStepTo: alpha itself when the signed volume at
+/// x + alpha p is above minVol6 / 6, else the largest a < alpha where it is, below the stretch
+/// of [0, alpha] that ends at alpha and lies at or under the target (CONSERVATIVE as
+/// alcm_tet_maxStepTo). The path between 0 and the result may pass below the target: a
+/// tetrahedron that turns over along a straight segment and comes back with positive volume
+/// is a valid end point (only the end point is a state; docs/architecture.md).
+/// @param[in] x        current vertex positions (m)
+/// @param[in] p        direction per vertex (m)
+/// @param[in] minVol6  six times the smallest volume allowed (m^3)
+/// @param[in] alpha    the step asked for, in [0, 1]
+/// @return a in [0, alpha]; 0 when 6 vol(x) <= minVol6.
+ALC_HD double alcm_tet_endStepTo(const alcV3 x[4], const alcV3 p[4], double minVol6, double alpha) {
+    double c[4];
+    alcm_tet_volCubic(x, p, minVol6, c);
+    if (!(c[0] > 0.0)) return 0.0;
+    if (alcm_cubic_eval(c, alpha) > 0.0) return alpha;
+    // monotone pieces of [0, alpha], scanned from the right: the first piece whose left end is
+    // above the target holds the crossing (f at its right end is not, by the scan's order)
+    double r[2];
+    int nr = alcm_quadratic_rootsUnit(3.0 * c[3], 2.0 * c[2], c[1], r);
+    double brk[4];
+    int nb = 0;
+    brk[nb++] = 0.0;
+    for (int i = 0; i < nr; i++) {
+        if (r[i] < alpha) brk[nb++] = r[i];
+    }
+    brk[nb++] = alpha;
+    for (int i = nb - 1; i > 0; i--) {
+        if (alcm_cubic_eval(c, brk[i - 1]) > 0.0) {
+            return alcm_cubic_lastPositive(c, brk[i - 1], brk[i]);
+        }
+    }
+    return 0.0;  // not reached: f(0) > 0
 }
 
 /// Largest step alpha in [0, 1] such that the signed volume stays >= fraction * vol(x) for every
@@ -604,6 +653,9 @@ ALC_HD double alcm_tet_maxStep(const alcV3 x[4], const alcV3 p[4], double fracti
 /// Keeping all of it (a target equal to the current volume) made the bound 0 in every
 /// direction, growth included, and froze the step for good (issue 14).
 #define ALC_INV_FLOOR_KEEP 0.9
+/// Passes of the end-point bound (alcm_tet_endStepTo) before it settles for the path bound
+/// (alcm_tet_maxStepTo); each pass moves alpha below one more stretch under a target.
+#define ALC_END_BOUND_PASSES 32
 
 /// Six times the smallest volume the inversion bound lets a tetrahedron reach: `fraction` of its
 /// current volume (IPC's filter), and never below ALC_INV_FLOOR of its rest volume, so that

@@ -359,10 +359,12 @@ static alctStatus opMergeActive(void* be, int* nactive, int* grown) {
     return st;
 }
 
-static alctStatus opInversionBound(void* be, double fraction, int allTets, double* alpha) {
+static alctStatus opInversionBound(void* be, double fraction, int allTets, int endPoint,
+                                   double amax, double* alpha) {
     alcrBackend* B = (alcrBackend*)be;
     ThreadScope ts = enterThreads(B);
-    *alpha = alcr_elastic_maxStep(B, B->x, B->xhat, fraction, allTets);
+    *alpha = endPoint ? alcr_elastic_endStep(B, B->x, B->xhat, fraction, allTets, amax)
+                      : alcr_elastic_maxStep(B, B->x, B->xhat, fraction, allTets);
     leaveThreads(ts);
     return ALC_OK;
 }

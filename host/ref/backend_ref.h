@@ -287,8 +287,14 @@ void alcr_elastic_free(alcrBackend* B);
 /// E at XHAT + r P (inertia + elasticity + friction), trial positions left in B->trial.
 double alcr_elastic_energy(alcrBackend* B, double r);
 alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out);
+/// Largest alpha in [0, 1] keeping every protected tetrahedron above its volume target along
+/// the whole segment from -> to (alcm_tet_maxStepTo per tetrahedron).
 double alcr_elastic_maxStep(alcrBackend* B, const double* from, const double* to, double fraction,
                             int allTets);
+/// Largest alpha in [0, amax] whose END POINT keeps every protected tetrahedron above its
+/// volume target (alcm_tet_endStepTo, passes until every tetrahedron accepts alpha).
+double alcr_elastic_endStep(alcrBackend* B, const double* from, const double* to, double fraction,
+                            int allTets, double amax);
 
 // contact_ref.c
 alctStatus alcr_contact_make(alcrBackend* B);

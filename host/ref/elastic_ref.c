@@ -238,14 +238,17 @@ alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out) {
     return ALC_OK;
 }
 
-double alcr_elastic_maxStep(alcrBackend* B, const double* from, const double* to, double fraction,
-                            int allTets) {
+/// One pass over the protected tetrahedra from -> to: the minimum of alcm_tet_maxStepTo (the
+/// path bound) when alpha < 0, else of alcm_tet_endStepTo at alpha (the end-point bound).
+static double tetPass(alcrBackend* B, const double* from, const double* to, double fraction,
+                      int allTets, double alpha) {
     const alcModel* m = B->m;
     int nt = m->ntet;
     double* red = B->redScratch;
+    double none = alpha < 0 ? 1 : alpha;
 #pragma omp parallel for schedule(static) if (nt > ALCR_PAR_MIN)
     for (int t = 0; t < nt; t++) {
-        red[t] = 1;
+        red[t] = none;
         if (!allTets && B->tetModel[t] != ALC_MAT_NEOHOOKEAN) continue;
         const int* tv = m->tet_vert + 4 * t;
         if (B->kin[tv[0]] && B->kin[tv[1]] && B->kin[tv[2]] && B->kin[tv[3]]) continue;
@@ -261,9 +264,32 @@ double alcr_elastic_maxStep(alcrBackend* B, const double* from, const double* to
         double v6 = alcm_v3_triple(alcm_v3_sub(x[1], x[0]), alcm_v3_sub(x[2], x[0]),
                                    alcm_v3_sub(x[3], x[0]));
         if (!(v6 > 0)) continue;
-        red[t] = alcm_tet_maxStepTo(x, p, alcm_tet_invTarget(v6, fraction, m->tet_vol[t]));
+        double target = alcm_tet_invTarget(v6, fraction, m->tet_vol[t]);
+        red[t] =
+            alpha < 0 ? alcm_tet_maxStepTo(x, p, target) : alcm_tet_endStepTo(x, p, target, alpha);
     }
-    double a = 1;
+    double a = none;
     for (int t = 0; t < nt; t++) a = red[t] < a ? red[t] : a;
     return a;
+}
+
+double alcr_elastic_maxStep(alcrBackend* B, const double* from, const double* to, double fraction,
+                            int allTets) {
+    return tetPass(B, from, to, fraction, allTets, -1);
+}
+
+double alcr_elastic_endStep(alcrBackend* B, const double* from, const double* to, double fraction,
+                            int allTets, double amax) {
+    // each pass moves alpha to the lowest start of a stretch below target that holds it; no
+    // alpha in between is valid for that tetrahedron, so the first alpha that every
+    // tetrahedron accepts is the largest valid one (ALC_END_BOUND_PASSES, then the path bound)
+    double a = amax < 1 ? amax : 1;
+    for (int pass = 0; pass < ALC_END_BOUND_PASSES && a > 0; pass++) {
+        double next = tetPass(B, from, to, fraction, allTets, a);
+        if (next >= a) return a;
+        a = next;
+    }
+    if (a <= 0) return 0;
+    double path = tetPass(B, from, to, fraction, allTets, -1);
+    return path < amax ? path : amax;
 }

@@ -94,6 +94,16 @@ typedef enum alctInversion_ {
                              ///< their minimizers can be inverted
 } alctInversion;
 
+/// Where MaxStepSize's inversion bound asks the protected tetrahedra to keep their volume on
+/// the chord from x to xhat (the Newton line search and the moving-boundary placement always
+/// bound the whole segment).
+typedef enum alctInversionBound_ {
+    ALC_INVBOUND_END = 0,  ///< at the end point only: the largest alpha <= the CCD's whose state
+                           ///< keeps them above target (the chord may pass through an inversion
+                           ///< that the end point has left; docs/architecture.md)
+    ALC_INVBOUND_PATH      ///< along the whole chord, as the AL paper's MaxStepSize
+} alctInversionBound;
+
 /// Kind of a body.
 typedef enum alctBodyType_ {
     ALC_BODY_SOLID = 0,  ///< tetrahedral elastic solid
@@ -203,6 +213,7 @@ typedef struct alcOption_ {
                                ///< paper's common mu; default 2
     double pairMuMax;          ///< the largest multiple of mu a pair's penalty grows to;
                                ///< default 8
+    int inversionBound;        ///< alctInversionBound; default ALC_INVBOUND_END
 } alcOption;
 
 /// Output format of frames.

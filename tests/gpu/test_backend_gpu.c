@@ -487,7 +487,7 @@ ALC_TEST(backend_restartAfterInversionBound) {
         worst = fmax(worst, relDiff(c.d->x, r.d->x, n));
     }
     alct_note(
-        "30 steps (69 restarts on the reference, split_restartAfterInversionBound): device within "
+        "30 steps (restarts counted by split_restartAfterInversionBound): device within "
         "%.1e of the reference; Newton %ld and %ld",
         worst, c.d->run.newton, r.d->run.newton);
     ENSURE(worst <= 1e-6 * alct_tolScale());

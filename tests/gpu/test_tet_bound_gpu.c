@@ -1,6 +1,7 @@
-// cuda/tet_bound.cu against alcr_elastic_maxStep (host/ref/elastic_ref.c): the bound over all
-// tetrahedra, and per tetrahedron (the reference leaves its per-tetrahedron values in
-// B->redScratch) for a sample, on scene and random motions.
+// cuda/tet_bound.cu against alcr_elastic_maxStep and alcr_elastic_endStep (host/ref/
+// elastic_ref.c): the bound over all tetrahedra, per tetrahedron (the reference leaves its
+// per-tetrahedron values in B->redScratch) for a sample, and the end-point bound below three
+// caps, on scene and random motions.
 #include "../../cuda/tet_bound.h"
 #include "../test_macros.h"
 #include "alc_internal.h"
@@ -84,8 +85,8 @@ static int sameBound(double dev, double host) {
 /// Bound from -> to on both sides (all tetrahedra, then the limiting one and `samples` others one
 /// at a time).
 static int compareBound(Dev* D, alcrBackend* B, const double* from, const double* to,
-                        double fraction, int allTets, int samples, const char* label,
-                        int* limited) {
+                        double fraction, int allTets, int samples, const char* label, int* limited,
+                        int* further) {
     const alcModel* m = B->m;
     size_t N = 3 * (size_t)m->nvert;
     ENSURE_OK(alcg_upload(&D->s, D->d_from, from, sizeof(double) * N));
@@ -117,12 +118,30 @@ static int compareBound(Dev* D, alcrBackend* B, const double* from, const double
                    a, B->redScratch[u]);
     }
     *limited += ref < 1;
+    // the end-point bound (passes of alcm_tet_endStepTo) below three CCD-like caps: the same
+    // value, never below the whole segment's
+    static const double caps[3] = {1.0, 0.9, 0.3};
+    for (int j = 0; j < 3; j++) {
+        double eref = alcr_elastic_endStep(B, from, to, fraction, allTets, caps[j]);
+        double edev = -1;
+        ENSURE_MSG(alcg_tetBound_endStep(&D->mesh, D->d_from, D->d_to, fraction, allTets, caps[j],
+                                         &edev, D->d_temp, &D->tempBytes, &D->s) == ALC_OK,
+                   "%s: %s", label, D->s.err);
+        ENSURE_MSG(sameBound(edev, eref), "%s allTets %d cap %g: end bound %.17g, host %.17g",
+                   label, allTets, caps[j], edev, eref);
+        double path = fmin(ref, caps[j]);
+        ENSURE_MSG(eref <= caps[j] && eref >= path * (1 - 1e-6), "%s: end %.17g, path %.17g", label,
+                   eref, path);
+        *further += eref > path * (1 + 1e-6);
+    }
     return ALC_TEST_PASS;
 }
 
-/// Every comparison of one motion: three stretches of it, and the motion with every vertex
-/// jittered by up to the typical tetrahedron size (which squashes and inverts many
-/// of them), each with and without allTets.
+/// Every comparison of one motion: three stretches of it, the motion with every vertex
+/// jittered by up to the typical tetrahedron size (which squashes and inverts many of them), and
+/// the start turned by 160 degrees about its centroid with a 0.5 % jitter (every tetrahedron dips
+/// to about 3 % of its volume half way and comes back: the end-point bound's case), each with
+/// and without allTets.
 static int motionCases(alcrBackend* B, const alctMotion* mo, const char* label) {
     const alcModel* m = B->m;
     Dev D;
@@ -133,24 +152,46 @@ static int motionCases(alcrBackend* B, const alctMotion* mo, const char* label) 
     double size = 0;
     for (int t = 0; t < m->ntet; t++) size += cbrt(fabs(m->tet_vol[t]));
     size /= m->ntet > 0 ? m->ntet : 1;
-    static const double scales[4] = {0.25, 1.0, 4.0, 1.0};
+    static const double scales[5] = {0.25, 1.0, 4.0, 1.0, 0.0};
     unsigned long long seed = 12345;
-    int limited = 0;
-    for (int k = 0; k < 4; k++) {
+    int limited = 0, further = 0;
+    double c[3] = {0, 0, 0};
+    for (int v = 0; v < m->nvert; v++) {
+        for (int j = 0; j < 3; j++) c[j] += mo->x0[3 * v + j] / m->nvert;
+    }
+    alcV3 axis = alcm_v3_normalize(alcm_v3(1, 2, 3));
+    double th = 160 * 3.14159265358979 / 180, ct = cos(th), sn = sin(th);
+    for (int k = 0; k < 5; k++) {
         for (size_t i = 0; i < N; i++) {
             to[i] = mo->x0[i] + scales[k] * (mo->x1[i] - mo->x0[i]);
-            if (k == 3) {
-                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-                to[i] += size * ((double)(seed >> 11) * (2.0 / 9007199254740992.0) - 1.0);
+        }
+        if (k == 4) {
+            // Rodrigues: r cos + (axis x r) sin + axis (axis . r)(1 - cos)
+            for (int v = 0; v < m->nvert; v++) {
+                alcV3 r = alcm_v3(mo->x0[3 * v] - c[0], mo->x0[3 * v + 1] - c[1],
+                                  mo->x0[3 * v + 2] - c[2]);
+                alcV3 q = alcm_v3_add(
+                    alcm_v3_add(alcm_v3_scale(r, ct), alcm_v3_scale(alcm_v3_cross(axis, r), sn)),
+                    alcm_v3_scale(axis, alcm_v3_dot(axis, r) * (1 - ct)));
+                to[3 * v] = c[0] + q.x;
+                to[3 * v + 1] = c[1] + q.y;
+                to[3 * v + 2] = c[2] + q.z;
             }
+        }
+        for (size_t i = 0; i < N && k >= 3; i++) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            to[i] += (k == 3 ? 1 : 0.005) * size *
+                     ((double)(seed >> 11) * (2.0 / 9007199254740992.0) - 1.0);
         }
         for (int allTets = 0; allTets < 2; allTets++) {
             int r = compareBound(&D, B, mo->x0, to, m->opt.inversionFraction, allTets,
-                                 k == 3 ? SAMPLES : 0, label, &limited);
+                                 k >= 3 ? SAMPLES : 0, label, &limited, &further);
             if (r != ALC_TEST_PASS) return r;
         }
     }
-    alct_note("%-18s %6d tets, %d of 8 bounds below 1", label, m->ntet, limited);
+    alct_note("%-18s %6d tets, %d of 10 bounds below 1, %d of 30 end points further", label,
+              m->ntet, limited, further);
+    ENSURE(further >= 2);  // the turn's end points, at least, are past the dip
     free(to);
     devFree(&D);
     return ALC_TEST_PASS;
