@@ -90,6 +90,13 @@ static int sh(const char* cmd) {
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
+/// run.args of a resumed run is its effective command: one --steps, the last given (40), and
+/// --quiet and --threads once however often they were given.
+static const char* const kArgsCheck =
+    "tr '\\0' '\\n' < b/run.args > args.txt && test $(grep -c '^--steps$' args.txt) = 1 && "
+    "grep -A1 '^--steps$' args.txt | tail -1 | grep -qx 40 && "
+    "test $(grep -c '^--quiet$' args.txt) = 1 && test $(grep -c '^--threads$' args.txt) = 1";
+
 /// `alcove run --resume DIR` (issue 19, item 3): a run stopped at step 23 whose files went on
 /// past its checkpoint (rows, a torn line, a frame and a state of later steps, as a kill -9
 /// leaves them) continues to step 40 and ends with the same final state, frame index, contact
@@ -131,6 +138,9 @@ ALC_TEST(checkpoint_cliResume) {
         "cut -d, -f1-18,25- a/stats.csv > sa && cut -d, -f1-18,25- b/stats.csv > sb && cmp sa sb",
         dir);
     ENSURE_MSG(sh(cmd) == 0, "resumed run differs from the straight one (%s)", dir);
+    // run.args is the effective command: the resuming --steps 40 replaced the first --steps 23
+    snprintf(cmd, sizeof cmd, "cd %s && %s", dir, kArgsCheck);
+    ENSURE_MSG(sh(cmd) == 0, "run.args after a resume (%s/args.txt)", dir);
     // complete: nothing to do, exit 0, files untouched
     snprintf(cmd, sizeof cmd,
              "cd %s && cp b/stats.csv s0 && %s/alcove run --resume b 2>done.txt && "
@@ -144,6 +154,8 @@ ALC_TEST(checkpoint_cliResume) {
              "%s/b/states/state_000040.alcs",
              dir, exe, dir, dir, dir, dir, dir);
     ENSURE(sh(cmd) == 0);
+    snprintf(cmd, sizeof cmd, "cd %s && %s", dir, kArgsCheck);  // --quiet again: still once
+    ENSURE_MSG(sh(cmd) == 0, "run.args after a second resume (%s/args.txt)", dir);
     // not a run folder
     snprintf(cmd, sizeof cmd, "mkdir -p %s/c && %s/alcove run --resume %s/c 2>/dev/null", dir, exe,
              dir);

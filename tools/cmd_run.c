@@ -211,21 +211,68 @@ static int writeFrame(Writer* w, alcSim* sim, const alcData* d, long idx) {
 
 // ---- resuming a run -----------------------------------------------------------------------
 
+/// The options of `alcove run` that take a value (as "--opt VALUE" or "--opt=VALUE").
+static const char* const kValueOptions[] = {
+    "--out",     "--frames",  "--every",   "--preset",   "--set",           "--steps",
+    "--threads", "--backend", "--contact", "--ipc-dhat", "--linear-solver", NULL};
+
+/// The key of the argument at argv[i] that a later one with the same key overrides: the option
+/// name (with the parameter name for --set NAME=VALUE; -q and -v as --quiet and --verbose),
+/// "" for the scene; *span = the number of argv entries it takes (1 or 2).
+static void argKey(int argc, char** argv, int i, char* key, size_t cap, int* span) {
+    const char* a = argv[i];
+    *span = 1;
+    if (a[0] != '-') {
+        snprintf(key, cap, "%s", "");
+        return;
+    }
+    if (!strcmp(a, "-q")) a = "--quiet";
+    if (!strcmp(a, "-v")) a = "--verbose";
+    size_t len = strcspn(a, "=");
+    const char* value = a[len] == '=' ? a + len + 1 : NULL;
+    for (int k = 0; kValueOptions[k]; k++) {
+        if (strlen(kValueOptions[k]) != len || strncmp(a, kValueOptions[k], len)) continue;
+        if (!value && i + 1 < argc) {
+            value = argv[i + 1];
+            *span = 2;
+        }
+        if (!strcmp(kValueOptions[k], "--set") && value) {
+            snprintf(key, cap, "--set %.*s", (int)strcspn(value, "="), value);
+            return;
+        }
+        break;
+    }
+    snprintf(key, cap, "%.*s", (int)len, a);
+}
+
 /// Write OUTDIR/run.args: the run's arguments after "run", each followed by a NUL byte (any
 /// character survives), with the scene as an absolute path so that --resume works from any
-/// folder.
+/// folder. A resumed run's arguments are its first run's followed by the resuming command's;
+/// an argument that a later one overrides (the same option, or --set of the same name) is left
+/// out, so that the file stays the run's effective command however often it is resumed.
 static int writeRunArgs(const char* out, int argc, char** argv, const char* scene) {
-    char path[4096], err[1024], real[4096];
+    char path[4096], err[1024], real[4096], key[256], later[256];
     snprintf(path, sizeof path, "%s/run.args", out);
     alciFile f;
     if (alci_file_open(&f, path, err, sizeof err) != ALC_OK) {
         fprintf(stderr, "alcove: %s\n", err);
         return 0;
     }
-    for (int i = 1; i < argc; i++) {
-        const char* a = argv[i];
-        if (a == scene && realpath(scene, real)) a = real;
-        alci_file_write(&f, a, strlen(a) + 1);
+    for (int i = 1; i < argc;) {
+        int span = 1, overridden = 0;
+        argKey(argc, argv, i, key, sizeof key, &span);
+        for (int j = i + span; j < argc && !overridden;) {
+            int spanj = 1;
+            argKey(argc, argv, j, later, sizeof later, &spanj);
+            overridden = !strcmp(key, later) && key[0];
+            j += spanj;
+        }
+        for (int k = i; k < i + span && !overridden; k++) {
+            const char* a = argv[k];
+            if (a == scene && realpath(scene, real)) a = real;
+            alci_file_write(&f, a, strlen(a) + 1);
+        }
+        i += span;
     }
     if (alci_file_commit(&f, err, sizeof err) != ALC_OK) {
         fprintf(stderr, "alcove: %s\n", err);
