@@ -46,8 +46,8 @@ ALC_TEST(pairPenalty_update) {
     // inactive (c beyond lambda / mu): the multiplier drops, gamma decays, the pair keeps its mu
     alcm_pair_alUpdate(&P, 1.0, mu, 0, decay, delta, 2, 8);
     ENSURE(P.lambda == 0 && P.gamma == decay && alcm_pair_mu(&P, mu) == 8 * mu);
-    // still violated by more than delta, but ten times less than at the last update: the
-    // multiplier is converging, the mu stays (ALC_PAIR_MU_SHRINK)
+    // still violated by more than delta, but ten times less than the pair's stored c (here the
+    // last update's; in a run the last assembly's): converging, the mu stays (ALC_PAIR_MU_SHRINK)
     alcmPair S = pairWith(0, 1);
     alcm_pair_alUpdate(&S, -2e-2, mu, 0, decay, delta, 2, 8);
     ENSURE(alcm_pair_mu(&S, mu) == 2 * mu);

@@ -42,9 +42,10 @@ ALC_HD double alcm_pair_mu(const alcmPair* P, double mu) {
     return P->boost > 1 ? mu * P->boost : mu;
 }
 
-/// A violated pair's penalty grows only while its violation stays above this fraction of the
-/// last update's (a new pair's last c is 0: it grows). Measured on the shipped scenes (50 steps,
-/// bench/results/amd-epyc-2c/pair-mu.md): rigid_cubes 7.00 -> 5.24 Newton iterations per step.
+/// A violated pair's penalty grows only while its violation stays above this fraction of its
+/// value at the start of the subproblem's last Newton iteration (alcm_pair_alUpdate). Measured
+/// on the shipped scenes (50 steps, bench/results/amd-epyc-2c/pair-mu.md): rigid_cubes 7.00 ->
+/// 5.24 Newton iterations per step.
 #define ALC_PAIR_MU_SHRINK 0.1
 
 /// The AL update of one pair at the end of a subproblem (Alg. 2 lines 20-29 as the text of
@@ -63,8 +64,11 @@ ALC_HD double alcm_pair_mu(const alcmPair* P, double mu) {
 /// target; here per pair, so that pairs that converge keep the common, well-conditioned mu).
 /// The cap matters where the constraint cannot be met at all (a vertex pulled into a wall by a
 /// driven neighbour): there a stiffer pair only stiffens the subproblem (docs/architecture.md).
-/// A pair whose violation shrank to ALC_PAIR_MU_SHRINK of the last update's does not grow: its
-/// multiplier is converging (N & W's rule raises mu only where ||c|| misses its decrease).
+/// A pair whose violation shrank to ALC_PAIR_MU_SHRINK of its last assembled value does not
+/// grow: it is converging (N & W's rule raises mu only where ||c|| misses its decrease). That
+/// value is P->c as the subproblem's last assembly left it (both backends write it there), c
+/// at the start of the last Newton iteration: the last update's c when the subproblem took one
+/// Newton iteration (its usual count), an iterate of this subproblem when it took more.
 /// @param P         the pair (lambda, gamma, boost and c are updated)
 /// @param c         its linearized constraint at the subproblem's iterate (m)
 /// @param mu        the common penalty stiffness (IP units)
