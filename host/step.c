@@ -103,6 +103,11 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         ops->setContactParams(be, cp);
     }
     int crossings = 0;  // full Newton steps in which some pair crossed its kink
+    // L at the iterate the last line search accepted: the next iteration's L(0), the same
+    // positions (stepXhat adds r p as the trial did) and the same parameters, so it is not
+    // evaluated again; anything that moves xhat otherwise (kinPlace) drops it
+    double lNext = 0;
+    int haveLNext = 0;
     int freeRigid = 0;  // rigid bodies that move in the solve (not kinematic this step)
     for (int r = 0; r < m->nrigid; r++) freeRigid += !sim->rigidKin[r];
     for (int it = 0; it < o->maxNewton; it++) {
@@ -147,8 +152,9 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
             st = ops->lineSearchBound(be, o->inversionFraction, invAll, &rmax);
             if (st != ALC_OK) return st;
         }
-        double L0, L = 0;
-        st = ops->energy(be, 0, &L0);
+        double L0 = lNext, L = 0;
+        st = haveLNext ? ALC_OK : ops->energy(be, 0, &L0);
+        haveLNext = 0;
         double r = rmax;
         int accepted = 0;
         for (int ls = 0; st == ALC_OK && ls < o->lsMaxIter; ls++) {
@@ -162,7 +168,11 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
             r *= 0.5;
         }
         int flips = 0;
-        if (st == ALC_OK && accepted) st = ops->stepXhat(be, r, &flips);
+        if (st == ALC_OK && accepted) {
+            st = ops->stepXhat(be, r, &flips);
+            lNext = L;
+            haveLNext = 1;
+        }
         alci_toc(&t);
         if (st != ALC_OK) return st;
         if (!accepted) {
@@ -208,6 +218,7 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
             // allows, and the Newton iterations go on from there
             st = ops->kinPlace(be, o->inversionFraction, invAll, 0, kinLeft);
             if (st != ALC_OK) return st;
+            haveLNext = 0;
             continue;
         }
         if (done) break;
