@@ -80,5 +80,6 @@ int alc_cmdImportIpc(int argc, char** argv);
 int alc_cmdRender(int argc, char** argv);
 int alc_cmdPlot(int argc, char** argv);
 int alc_cmdBatch(int argc, char** argv);
+int alc_cmdPaired(int argc, char** argv);
 
 #endif  // ALC_TOOLS_CLI_H_

@@ -1,5 +1,5 @@
-// alcove: the command-line program (run, check, ccd-check, bench, info, import-ipc, render,
-// plot) on top of the library.
+// alcove: the command-line program (run, check, ccd-check, bench, paired, info, import-ipc,
+// render, plot, batch) on top of the library.
 #include "cli.h"
 
 #include <stdio.h>
@@ -19,6 +19,7 @@ static void usage(FILE* out) {
         "  ccd-check DIR    run the continuous-collision sample queries in DIR and score\n"
         "                   them against their ground truth\n"
         "  bench SCENE      print the AL paper's Table 1 row for a scene\n"
+        "  paired A B       compare two solver settings step by step from the same state\n"
         "  info SCENE       the model's sizes and the memory its sim needs, without stepping\n"
         "  import-ipc FILE  write an alcove scene from an IPC scene script\n"
         "  render OUTDIR    PNG pictures and an MP4 of a run (POV-Ray, ffmpeg)\n"
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
     if (!strcmp(cmd, "render")) return alc_cmdRender(argc - 1, argv + 1);
     if (!strcmp(cmd, "plot")) return alc_cmdPlot(argc - 1, argv + 1);
     if (!strcmp(cmd, "batch")) return alc_cmdBatch(argc - 1, argv + 1);
+    if (!strcmp(cmd, "paired")) return alc_cmdPaired(argc - 1, argv + 1);
     if (!strcmp(cmd, "bench-geometry")) return alc_cmdBenchGeometry(argc - 1, argv + 1);
     fprintf(stderr, "alcove: unknown command '%s'\n\n", cmd);
     usage(stderr);
