@@ -116,6 +116,7 @@ alcgFricParams fricParams(const Backend* B) {
     alcgFricParams p;
     p.h = B->h;
     p.frictionEpsV = B->cp.frictionEpsV;
+    p.secant = B->cp.frictionSecant;
     return p;
 }
 
@@ -325,7 +326,7 @@ alctStatus opAssembleElastic(void* be, alciAssembleOut* out) {
         int missing = 0;
         alcgFricParams fp = fricParams(B);
         st = alcg_friction_assemble(&B->F, B->d_fric, B->nfric, &fp, B->d_xt, B->d_xhat, B->d_kin,
-                                    &B->A, B->d_g, &missing, s);
+                                    &B->A, B->d_g, &missing, &out->nsecant, s);
         if (st == ALC_OK && missing > 0) {
             return ALC_ERROR(B->sim, ALC_ERR_CUDA, "%d friction blocks missing from the pattern",
                              missing);

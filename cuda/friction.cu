@@ -103,38 +103,47 @@ static __global__ void fric_writeKernel(const alcgPair* d_pairs, int npair, cons
 }
 
 /// Thread f: h^2 coef f0(|u|) at pos; per block the sum.
-static __global__ void fric_energyKernel(const alcgFric* d_fric, int nfric, double eps, double h2,
-                                         const double* d_xt, const double* d_pos,
+static __global__ void fric_energyKernel(alcgFric* d_fric, int nfric, double eps, double h2,
+                                         int secant, const double* d_xt, const double* d_pos,
                                          double* d_partial) {
     __shared__ double red[ALCG_WARP];
     int f = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     double e = 0;
     if (f < nfric) {
-        const alcgFric& P = d_fric[f];
+        alcgFric& P = d_fric[f];
         alcV3 x[4], xt[4];
         fricLoad(d_pos, P.v, x);
         fricLoad(d_xt, P.v, xt);
         double u[2];
         alcm_fric_u(P.w, P.T, x, xt, u);
         e = alcm_fric_energy(u, P.coef, eps, h2);
+        // a trial that carries the pair across the cone's tip (alcm_fric_reverses)
+        if (secant && alcm_fric_reverses(P.uIter, u, eps)) P.reversed = 1;
     }
     e = alcg_blockSum(e, red);
     if (threadIdx.x == 0) d_partial[blockIdx.x] = e;
 }
 
-/// Thread f: s = h^2 coef, q and K at XHAT (alcr_friction_assemble's per-pair part).
-static __global__ void fric_qKKernel(const alcgFric* d_fric, int nfric, double eps, double h2,
-                                     const double* d_xt, const double* d_xhat, double* d_qK) {
+/// Thread f: s = h^2 coef, q and K at XHAT (alcr_friction_assemble's per-pair part): the secant
+/// stiffness for a pair marked reversed; the mark cleared, u kept, the secant pairs counted.
+static __global__ void fric_qKKernel(alcgFric* d_fric, int nfric, double eps, double h2, int secant,
+                                     const double* d_xt, const double* d_xhat, double* d_qK,
+                                     int* d_nsecant) {
     int f = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     if (f >= nfric) return;
-    const alcgFric& P = d_fric[f];
+    alcgFric& P = d_fric[f];
     alcV3 x[4], xt[4];
     fricLoad(d_xhat, P.v, x);
     fricLoad(d_xt, P.v, xt);
     double u[2];
     alcm_fric_u(P.w, P.T, x, xt, u);
     alcV3 q = alcm_fric_q(u, P.T, eps);
-    alcM3 K = alcm_fric_K(u, P.T, eps);
+    int sec = secant && P.reversed;
+    alcM3 K = sec ? alcm_fric_Ksecant(u, P.T, eps) : alcm_fric_K(u, P.T, eps);
+    if (sec) atomicAdd(d_nsecant, 1);
+    P.reversed = 0;
+    P.uIter[0] = u[0];
+    P.uIter[1] = u[1];
     double* o = d_qK + FRIC_QK * (size_t)f;
     o[0] = h2 * P.coef;
     o[1] = q.x;
@@ -206,7 +215,7 @@ extern "C" size_t alcg_friction_bytes(const alcgFriction* F) {
     size_t cap = (size_t)F->cap, nb = alcg_blocks(F->cap, ALCG_BLOCK);
     return sizeof(int) * ((size_t)F->nvert + 1) +
            (sizeof(int) + sizeof(unsigned long long)) * 4 * cap + F->tempBytes + sizeof(int) * cap +
-           sizeof(double) * ((1 + FRIC_QK) * cap + nb + 1) + sizeof(int) * 2;
+           sizeof(double) * ((1 + FRIC_QK) * cap + nb + 1) + sizeof(int) * 3;
 }
 
 /// The sizes of alcg_friction_make (one scratch for the key sort and the lag's scan, never
@@ -253,7 +262,7 @@ extern "C" alctStatus alcg_friction_make(alcgFriction* F, int nvert, int cap, al
     }
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&F->d_red, sizeof(double) * nb);
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&F->d_scalar, sizeof(double));
-    if (st == ALC_OK) st = alcg_malloc(s, (void**)&F->d_count, sizeof(int) * 2);
+    if (st == ALC_OK) st = alcg_malloc(s, (void**)&F->d_count, sizeof(int) * 3);
     if (st != ALC_OK) {
         alcg_friction_free(F);
         return st;
@@ -342,7 +351,7 @@ fail:
     return ALC_ERR_CUDA;
 }
 
-extern "C" alctStatus alcg_friction_energy(alcgFriction* F, const alcgFric* d_fric, int nfric,
+extern "C" alctStatus alcg_friction_energy(alcgFriction* F, alcgFric* d_fric, int nfric,
                                            const alcgFricParams* fp, const double* d_xt,
                                            const double* d_pos, double* energy, alcgStream* s) {
     ALCG_RANGE("alcg_friction_energy");
@@ -365,7 +374,7 @@ extern "C" alctStatus alcg_friction_energy(alcgFriction* F, const alcgFric* d_fr
         // per-block sums, then one block over them
         nblock = alcg_blocks(nfric, ALCG_BLOCK);
         ALCG_LAUNCH(fric_energyKernel, nblock, ALCG_BLOCK, 0, s->stream, d_fric, nfric, eps, h2,
-                    d_xt, d_pos, F->d_red);
+                    fp->secant, d_xt, d_pos, F->d_red);
         ALCG_LAUNCH_CHECK(s);
         ALCG_LAUNCH(alcg_sumPartialsKernel<double>, 1, ALCG_BLOCK, 0, s->stream,
                     (const double*)F->d_red, (int)nblock, F->d_scalar);
@@ -377,10 +386,11 @@ fail:
     return ALC_ERR_CUDA;
 }
 
-extern "C" alctStatus alcg_friction_assemble(alcgFriction* F, const alcgFric* d_fric, int nfric,
+extern "C" alctStatus alcg_friction_assemble(alcgFriction* F, alcgFric* d_fric, int nfric,
                                              const alcgFricParams* fp, const double* d_xt,
                                              const double* d_xhat, const unsigned char* d_kin,
-                                             alcgBsr* A, double* d_g, int* missing, alcgStream* s) {
+                                             alcgBsr* A, double* d_g, int* missing, int* nsecant,
+                                             alcgStream* s) {
     ALCG_RANGE("alcg_friction_assemble");
     alctStatus st;
     if (!s) return ALC_ERR_INVALID_ARG;
@@ -394,22 +404,28 @@ extern "C" alctStatus alcg_friction_assemble(alcgFriction* F, const alcgFric* d_
                          F->nvert);
     }
     if (missing) *missing = 0;
+    if (nsecant) *nsecant = 0;
     if (nfric == 0) return ALC_OK;
     if (!d_fric || !d_xt || !d_xhat || !d_kin || !d_g) {
         return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "NULL array");
     }
     st = alcg_memset(s, F->d_count, 0, sizeof(int));
+    if (st == ALC_OK) st = alcg_memset(s, F->d_count + 2, 0, sizeof(int));
     if (st != ALC_OK) return st;
     {
         double eps = fp->frictionEpsV * fp->h, h2 = fp->h * fp->h;
         // per pair s, q and K; then per row the gather
         ALCG_LAUNCH(fric_qKKernel, alcg_blocks(nfric, ALCG_BLOCK), ALCG_BLOCK, 0, s->stream, d_fric,
-                    nfric, eps, h2, d_xt, d_xhat, F->d_qK);
+                    nfric, eps, h2, fp->secant, d_xt, d_xhat, F->d_qK, F->d_count + 2);
         ALCG_LAUNCH_CHECK(s);
         ALCG_LAUNCH(fric_gatherKernel, alcg_blocks(F->nvert, ALCG_BLOCK), ALCG_BLOCK, 0, s->stream,
                     d_fric, (const double*)F->d_qK, (const int*)F->d_vpAdr, (const int*)F->d_vpList,
                     d_kin, F->nvert, *A, d_g, F->d_count);
         ALCG_LAUNCH_CHECK(s);
+    }
+    if (nsecant) {
+        st = alcg_download(s, nsecant, F->d_count + 2, sizeof(int));
+        if (st != ALC_OK) return st;
     }
     if (missing) return alcg_download(s, missing, F->d_count, sizeof(int));
     return ALC_OK;

@@ -45,6 +45,8 @@ typedef struct alcgFricMaterials_ {
 typedef struct alcgFricParams_ {
     double h;             ///< time step (s)
     double frictionEpsV;  ///< eps_v (m/s): the smoothing threshold is eps_v h
+    int secant;           ///< 1: the energy marks the pairs a trial reverses and the assembly
+                          ///< gives them their secant stiffness (alcm_fric_Ksecant); 0: exact
 } alcgFricParams;
 
 /// Device scratch of the friction terms, sized at make time for a pair capacity (nothing
@@ -65,7 +67,7 @@ typedef struct alcgFriction_ {
                                  ///< (13 cap) [device]
     double* d_red;               ///< per-block partial sums (blocks of cap pairs) [device]
     double* d_scalar;            ///< [0] the last energy [device]
-    int* d_count;                ///< [0] missing blocks, [1] bad vertices [device]
+    int* d_count;  ///< [0] missing blocks, [1] bad vertices, [2] secant pairs [device]
 } alcgFriction;
 
 /// Allocate F for nvert vertices and up to cap active pairs. Allocates device memory: call it
@@ -129,9 +131,10 @@ alctStatus alcg_friction_incidence(alcgFriction* F, const alcgFric* d_fric, int 
 
 /// Friction energy sum_f h^2 coef_f f0(|u_f|) at pos, as alcr_friction_energy (u from pos and XT,
 /// eps = eps_v h). Per-block sums, then one block over them in a fixed order: bitwise
-/// reproducible.
+/// reproducible. With fp->secant, a pair whose slip pos reverses against its last assembly
+/// (alcm_fric_reverses) is marked (its `reversed` field; one thread per pair).
 /// @param[in,out] F       scratch (d_red, d_scalar)
-/// @param[in]     d_fric  friction pairs (nfric <= F->cap) [device]
+/// @param[in,out] d_fric  friction pairs (nfric <= F->cap) [device]
 /// @param[in]     nfric   pairs
 /// @param[in]     fp      step parameters
 /// @param[in]     d_xt    start of the step XT (nvert x 3) (m) [device]
@@ -140,7 +143,7 @@ alctStatus alcg_friction_incidence(alcgFriction* F, const alcgFric* d_fric, int 
 /// @param[in]     s       stream (last)
 /// @return ALC_OK, ALC_ERR_INVALID_ARG, ALC_ERR_CAPACITY or ALC_ERR_CUDA, with the message on s.
 /// Nullable: energy (no synchronization then); the arrays when nfric is 0
-alctStatus alcg_friction_energy(alcgFriction* F, const alcgFric* d_fric, int nfric,
+alctStatus alcg_friction_energy(alcgFriction* F, alcgFric* d_fric, int nfric,
                                 const alcgFricParams* fp, const double* d_xt, const double* d_pos,
                                 double* energy, alcgStream* s);
 
@@ -148,9 +151,12 @@ alctStatus alcg_friction_energy(alcgFriction* F, const alcgFric* d_fric, int nfr
 /// alcr_friction_assemble: per pair s = h^2 coef, q = alcm_fric_q and K = alcm_fric_K at u(XHAT);
 /// G_i += s w_a q on free rows i = v[a], and the blocks s w_a w_b K for free i <= j = v[b] into
 /// A's upper triangle, each found by binary search in row i. Gathers per row in ascending
-/// (pair, slot) order (no atomics). F's incidences must have been built for this set.
-/// @param[in,out] F       scratch (d_qK; d_count[0] counts blocks A lacks)
-/// @param[in]     d_fric  friction pairs (nfric == F->nfric) [device]
+/// (pair, slot) order (no atomics but the integer counts). A pair marked reversed gets the
+/// secant stiffness alcm_fric_Ksecant in place of K (fp->secant); every pair's mark is cleared
+/// and its u at XHAT kept for the next trials. F's incidences must have been built for this set.
+/// @param[in,out] F       scratch (d_qK; d_count[0] counts blocks A lacks, d_count[2] the pairs
+///                        given their secant stiffness)
+/// @param[in,out] d_fric  friction pairs (nfric == F->nfric) [device]
 /// @param[in]     nfric   pairs
 /// @param[in]     fp      step parameters
 /// @param[in]     d_xt    XT (nvert x 3) (m) [device]
@@ -159,14 +165,15 @@ alctStatus alcg_friction_energy(alcgFriction* F, const alcgFric* d_fric, int nfr
 /// @param[in,out] A       matrix of nvert rows whose pattern holds every friction stencil
 /// @param[in,out] d_g     gradient (nvert x 3) [device]
 /// @param[out]    missing blocks of the stencils A lacks (skipped) [host]; synchronizes s
+/// @param[out]    nsecant pairs given their secant stiffness [host]; synchronizes s
 /// @param[in]     s       stream (last)
 /// @return ALC_OK; ALC_ERR_INVALID_ARG (NULL array, incidences built for another set, A of
 ///         another size); ALC_ERR_CUDA; with the message on s.
-/// Nullable: missing (no synchronization then); the arrays when nfric is 0
-alctStatus alcg_friction_assemble(alcgFriction* F, const alcgFric* d_fric, int nfric,
+/// Nullable: missing, nsecant (no synchronization for them then); the arrays when nfric is 0
+alctStatus alcg_friction_assemble(alcgFriction* F, alcgFric* d_fric, int nfric,
                                   const alcgFricParams* fp, const double* d_xt,
                                   const double* d_xhat, const unsigned char* d_kin, alcgBsr* A,
-                                  double* d_g, int* missing, alcgStream* s);
+                                  double* d_g, int* missing, int* nsecant, alcgStream* s);
 
 #ifdef __cplusplus
 }

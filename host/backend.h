@@ -44,6 +44,9 @@ typedef struct alciContactParams_ {
     double pairMuGrowth;  // factor of a pair's own penalty per multiplier update while it is
                           // violated by more than delta (alcm_pair_alUpdate); <= 1: none
     double pairMuMax;     // the largest multiple of mu a pair's penalty reaches
+    int frictionSecant;   // 1: a friction pair whose slip a line-search trial reversed (energy)
+                          // takes its secant stiffness at the next assembly
+                          // (alcm_fric_Ksecant); 0: the exact Hessian (the IPC model)
 } alciContactParams;
 
 /// Result of assembleElastic.
@@ -52,6 +55,7 @@ typedef struct alciAssembleOut_ {
     double q99Diag;  // the 99th percentile of the free vertices' largest diagonal entry, within
                      // a factor 2 above (a power of 2); 0 when the backend does not compute it
     long nblocks;    // 3x3 blocks in the matrix
+    int nsecant;     // friction pairs assembled with their secant stiffness (frictionSecant)
 } alciAssembleOut;
 
 /// Result of solve.

@@ -50,6 +50,7 @@ alcOption alc_defaultOption(void) {
     o.hessianReuse = 0;
     o.pairMuGrowth = 2;
     o.pairMuMax = 8;
+    o.frictionSecant = 1;
     o.inversionBound = ALC_INVBOUND_END;
     return o;
 }

@@ -213,6 +213,7 @@ static int readSolver(Loader* L, alciYNode* root) {
                                        "hessian_reuse",
                                        "pair_mu_growth",
                                        "pair_mu_max",
+                                       "friction_secant",
                                        "inversion_bound",
                                        NULL};
     int ok =
@@ -245,7 +246,8 @@ static int readSolver(Loader* L, alciYNode* root) {
         alciy_getInt(&L->y, n, "split_after", &o->splitAfter, 1, INT_MAX, 0) &&
         alciy_getEnum(&L->y, n, "hessian_reuse", reuseNames, reuseValues, &o->hessianReuse) &&
         alciy_getNumber(&L->y, n, "pair_mu_growth", &o->pairMuGrowth, 1, 1e3, 0) &&
-        alciy_getNumber(&L->y, n, "pair_mu_max", &o->pairMuMax, 1, 1e12, 0);
+        alciy_getNumber(&L->y, n, "pair_mu_max", &o->pairMuMax, 1, 1e12, 0) &&
+        alciy_getBool(&L->y, n, "friction_secant", &o->frictionSecant);
     if (!ok) return 0;
     alciYNode* ipc = alciy_get(n, "ipc");
     if (ipc) {

@@ -623,6 +623,8 @@ static alctStatus checkOptions(const alcOption* o, char* err, int errsz) {
         o->pairMuGrowth);
     REQ(o->pairMuMax >= 1 && o->pairMuMax <= 1e12, "pair_mu_max %g must be in [1, 1e12]",
         o->pairMuMax);
+    REQ(o->frictionSecant == 0 || o->frictionSecant == 1, "friction_secant %d must be 0 or 1",
+        o->frictionSecant);
 #undef REQ
     return ALC_OK;
 }

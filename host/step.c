@@ -115,6 +115,7 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         if (st != ALC_OK) return st;
         // gradient and projected Hessian of E, then the AL terms (Alg. 2 lines 5-12)
         alciAssembleOut aout;
+        memset(&aout, 0, sizeof aout);
         alci_tic(&t, &s->time[ALC_TIMER_HESSIAN]);
         st = ops->assembleElastic(be, &aout);
         if (st == ALC_OK && muFromDiag && s->newton == newton0) {
@@ -206,6 +207,10 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         // turn in the solve (rigid grasp fingers: 25.7 Newton iterations a step with the rule,
         // the elastic fingers' 12.6 without)
         if (freeRigid && sout.pInf > 1e-9 * (m->diag > 0 ? m->diag : 1)) done = 0;
+        // nor does a step solved with some friction pairs at their secant stiffness: it is a
+        // majorizer's step, not Newton's on L (docs/architecture.md, "Friction pairs whose slip
+        // a trial reversed")
+        if (aout.nsecant > 0) done = 0;
         // a converged iterate ends it too (p vanishing at rounding level)
         done |= sout.pInf <= 1e-14 * (m->diag > 0 ? m->diag : 1);
         // and so does a step the line search took without lowering L at all (accepted as a
@@ -261,6 +266,7 @@ static alctStatus stepOnce(alcSim* sim, alcData* d, double h, int canSplit, int*
     cp.frictionEpsV = o->frictionEpsV;
     cp.pairMuGrowth = o->pairMuGrowth;
     cp.pairMuMax = o->pairMuMax;
+    cp.frictionSecant = o->frictionSecant;
     if (cp.penalty && o->mu > 0) cp.mu = o->mu * o->penaltyScale;
     ops->setContactParams(be, &cp);
     int muFromDiag = !(o->mu > 0);

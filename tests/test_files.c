@@ -71,3 +71,14 @@ alctStatus alct_loadSceneText(const char* tag, const char* name, const char* tex
     }
     return alc_loadScene(path, NULL, m, err, errsz);
 }
+
+alctStatus alct_loadSolverScene(const char* tag, const char* name, const char* solver, alcModel** m,
+                                char* err, int errsz) {
+    char text[2048];
+    snprintf(text, sizeof text,
+             "name: r\nrun: {steps: 1}\nphysics: {time_step: 0.01}\nsolver: {%s}\n"
+             "materials:\n  m: {density: 1000, youngs_modulus: 1e5, poisson_ratio: 0.3}\n"
+             "bodies:\n  - {name: b, mesh: {box: {size: [1, 1, 1]}}, material: m}\n",
+             solver);
+    return alct_loadSceneText(tag, name, text, m, err, errsz);
+}

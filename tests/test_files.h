@@ -18,4 +18,9 @@ const char* alct_writeFile(const char* dir, const char* name, const char* text);
 alctStatus alct_loadSceneText(const char* tag, const char* name, const char* text, alcModel** m,
                               char* err, int errsz);
 
+/// alct_loadSceneText of a one-box scene whose solver map is `{SOLVER}` (SOLVER: the map's
+/// entries, e.g. "kmin: 3"): its solver map is on line 4 of the file.
+alctStatus alct_loadSolverScene(const char* tag, const char* name, const char* solver, alcModel** m,
+                                char* err, int errsz);
+
 #endif  // ALC_TESTS_TEST_FILES_H_

@@ -81,15 +81,11 @@ ALC_TEST(pairPenalty_sceneKeys) {
         {"pair_mu_growth: 2000", 0, 0},
         {"pair_mu_max: 0", 0, 0},
     };
-    char text[1024], err[1024];
+    char err[1024];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        snprintf(text, sizeof text,
-                 "name: r\nrun: {steps: 1}\nphysics: {time_step: 0.01}\nsolver: {%s}\n"
-                 "materials:\n  m: {density: 1000, youngs_modulus: 1e5, poisson_ratio: 0.3}\n"
-                 "bodies:\n  - {name: b, mesh: {box: {size: [1, 1, 1]}}, material: m}\n",
-                 cases[i].solver);
         alcModel* m = NULL;
-        alctStatus st = alct_loadSceneText("pairmu", "pairmu.yaml", text, &m, err, sizeof err);
+        alctStatus st =
+            alct_loadSolverScene("pairmu", "pairmu.yaml", cases[i].solver, &m, err, sizeof err);
         if (cases[i].growth > 0) {
             ENSURE_MSG(st == ALC_OK, "%s: %s", cases[i].solver, err);
             ENSURE_MSG(m->opt.pairMuGrowth == cases[i].growth && m->opt.pairMuMax == cases[i].max,

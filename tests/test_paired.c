@@ -104,8 +104,8 @@ ALC_TEST(paired_followedSideIsItsPlainRun) {
         char row[128];
         snprintf(row, sizeof row, "\n     1 %9ld %9ld ", fa, fb);
         ENSURE_MSG(strstr(out, row), "no first row '%s' in %s", row + 1, out);
-        alct_note("following %s: Newton A %ld, B %ld (plain runs %ld and %ld)",
-                  follow ? "B" : "A", pa, pb, na, nb);
+        alct_note("following %s: Newton A %ld, B %ld (plain runs %ld and %ld)", follow ? "B" : "A",
+                  pa, pb, na, nb);
         ENSURE_MSG(follow ? pb == nb : pa == na, "%s", out);
     }
     return ALC_TEST_PASS;

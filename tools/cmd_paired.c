@@ -102,8 +102,8 @@ static void printTotals(const char* nameA, const char* nameB, int steps, const S
     printf("  capped  A %ld, B %ld; split steps A %ld, B %ld\n", A->capped, B->capped, A->splits,
            B->splits);
     printf("  seconds A %.3f, B %.3f (solver time, this machine)\n", A->seconds, B->seconds);
-    printf("  B took fewer Newton iterations in %d steps, more in %d, as many in %d\n", fewer,
-           more, steps - fewer - more);
+    printf("  B took fewer Newton iterations in %d steps, more in %d, as many in %d\n", fewer, more,
+           steps - fewer - more);
     printf("  the two steps ended at most %.3g m apart (step %d)\n", worst, worstStep);
 }
 
@@ -176,13 +176,13 @@ int alc_cmdPaired(int argc, char** argv) {
             code = ALC_EXIT_FAIL;
         }
     }
-    if (code == ALC_EXIT_OK && (m[0]->nvert != m[1]->nvert || m[0]->ntet != m[1]->ntet ||
-                                m[0]->nbody != m[1]->nbody)) {
+    if (code == ALC_EXIT_OK &&
+        (m[0]->nvert != m[1]->nvert || m[0]->ntet != m[1]->ntet || m[0]->nbody != m[1]->nbody)) {
         fprintf(stderr,
                 "alcove paired: %s and %s are different models (%d and %d vertices, %d and %d "
                 "tetrahedra, %d and %d bodies): they may differ in solver options only\n",
-                scenes[0], scenes[1], m[0]->nvert, m[1]->nvert, m[0]->ntet, m[1]->ntet,
-                m[0]->nbody, m[1]->nbody);
+                scenes[0], scenes[1], m[0]->nvert, m[1]->nvert, m[0]->ntet, m[1]->ntet, m[0]->nbody,
+                m[1]->nbody);
         code = ALC_EXIT_USAGE;
     }
     int steps = s.steps >= 0 ? s.steps : (m[0] ? m[0]->run.steps : 0);
@@ -223,7 +223,8 @@ int alc_cmdPaired(int argc, char** argv) {
         }
         st = alc_loadCheckpoint(sim[other], d[other], buf, bytes);
         if (st != ALC_OK) {
-            fprintf(stderr, "alcove paired: %s cannot take %s's state (%s): they may differ "
+            fprintf(stderr,
+                    "alcove paired: %s cannot take %s's state (%s): they may differ "
                     "in solver options only\n",
                     scenes[other], scenes[lead], alc_lastError(sim[other]));
             code = step == 0 ? ALC_EXIT_USAGE : ALC_EXIT_FAIL;
@@ -235,8 +236,8 @@ int alc_cmdPaired(int argc, char** argv) {
             int k = order[j];
             st = alc_step(sim[k], d[k]);
             if (st != ALC_OK) {
-                fprintf(stderr, "alcove paired: step %d of %s failed: %s\n", step + 1,
-                        scenes[k], alc_lastError(sim[k]));
+                fprintf(stderr, "alcove paired: step %d of %s failed: %s\n", step + 1, scenes[k],
+                        alc_lastError(sim[k]));
                 code = ALC_EXIT_FAIL;
             }
             if (j == 0 && st == ALC_OK) memcpy(xEnd, d[k]->x, sizeof(double) * nx);
@@ -257,8 +258,8 @@ int alc_cmdPaired(int argc, char** argv) {
         done++;
         int differ = a->newton != b->newton || a->outer != b->outer || a->cgTotal != b->cgTotal;
         if (!quiet && (all || differ)) {
-            printf("%6d %9d %9d %8d %8d %9d %9d %12.3g\n", step + 1, a->newton, b->newton,
-                   a->outer, b->outer, a->cgTotal, b->cgTotal, apart);
+            printf("%6d %9d %9d %8d %8d %9d %9d %12.3g\n", step + 1, a->newton, b->newton, a->outer,
+                   b->outer, a->cgTotal, b->cgTotal, apart);
             fflush(stdout);
         }
     }

@@ -114,4 +114,34 @@ ALC_HD alcM3 alcm_fric_K(const double u[2], const double T[6], double eps) {
     return K;
 }
 
+/// Whether a trial point's tangential displacement u reverses the slip the pair had at the last
+/// assembly, uFrom: uFrom beyond the smoothing threshold (|uFrom| >= eps, sliding) and u pointing
+/// against it (u . uFrom < 0). A Newton step taken on the exact Hessian (alcm_fric_K), which has
+/// no curvature along a sliding pair's slip, carries such a pair across the cone's tip.
+/// @param uFrom  u at the last assembly (2, m)
+/// @param u      u at the trial point (2, m)
+/// @param eps    eps_v h (m)
+ALC_HD bool alcm_fric_reverses(const double uFrom[2], const double u[2], double eps) {
+    double y2 = uFrom[0] * uFrom[0] + uFrom[1] * uFrom[1];
+    return y2 >= eps * eps && uFrom[0] * u[0] + uFrom[1] * u[1] < 0;
+}
+
+/// The secant stiffness of a pair's friction: K = (f1/y) T T^T, the force's magnitude over the
+/// displacement in every tangential direction (beyond the AL paper and IPC, issue 18). It is
+/// the Hessian of the quadratic that touches f0(|u|) at u from above (for y >= eps: |u'| <=
+/// (|u|^2 + |u'|^2) / (2 |u|); inside the smoothing zone f1/y >= f1'), the model of
+/// iteratively reweighted least squares: a Newton step on it does not carry the pair across
+/// the cone's tip, where the exact K (alcm_fric_K: no curvature along the slip once y >= eps)
+/// does. The gradient is unchanged, so the minimizer is too. host/step.c uses it only for the
+/// pairs a line-search trial reversed (alcm_fric_reverses), for one assembly, and does not end a
+/// subproblem on an iteration that used it.
+/// @param u    the pair's tangential displacement (2, m)
+/// @param T    its tangent basis (two unit columns, 6)
+/// @param eps  eps_v h (m)
+ALC_HD alcM3 alcm_fric_Ksecant(const double u[2], const double T[6], double eps) {
+    double a = alcm_fric_f1OverY(sqrt(u[0] * u[0] + u[1] * u[1]), eps);
+    alcV3 t0 = alcm_v3_load(T), t1 = alcm_v3_load(T + 3);
+    return alcm_m3_scale(alcm_m3_add(alcm_m3_outer(t0, t0), alcm_m3_outer(t1, t1)), a);
+}
+
 #endif  // ALC_HD_ALCM_FRICTION_H_

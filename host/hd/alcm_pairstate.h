@@ -25,12 +25,16 @@ typedef struct alcmPair_ {
 
 /// A lagged friction pair (AL paper Appendix A, IPC §5): fixed during a step.
 typedef struct alcmFric_ {
-    long long key;  ///< key of the active pair it was lagged from (0 under the IPC model)
-    int type;       ///< ALC_PAIR_PT or ALC_PAIR_EE
-    int v[4];       ///< stencil vertices
-    double w[4];    ///< relative-displacement weights: r = sum_a w[a] (x_a - xt_a)
-    double T[6];    ///< tangent basis, two unit columns (3 x 2, column-major)
-    double coef;    ///< mu_f * F (N): friction coefficient times lagged normal force
+    long long key;    ///< key of the active pair it was lagged from (0 under the IPC model)
+    int type;         ///< ALC_PAIR_PT or ALC_PAIR_EE
+    int v[4];         ///< stencil vertices
+    double w[4];      ///< relative-displacement weights: r = sum_a w[a] (x_a - xt_a)
+    double T[6];      ///< tangent basis, two unit columns (3 x 2, column-major)
+    double coef;      ///< mu_f * F (N): friction coefficient times lagged normal force
+    double uIter[2];  ///< u at the last assembly (m; 0 before the first): what a line-search
+                      ///< trial's u is compared with (alcm_fric_reverses)
+    int reversed;     ///< 1 when a line-search trial since the last assembly reversed the pair's
+                      ///< slip: the next assembly takes its secant stiffness (alcm_fric_Ksecant)
 } alcmFric;
 
 /// The penalty stiffness of one pair: mu times its boost (alcm_pair_alUpdate raises it for a

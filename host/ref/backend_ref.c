@@ -139,6 +139,7 @@ static alctStatus opAssembleElastic(void* be, alciAssembleOut* out) {
     ThreadScope ts = enterThreads(B);
     alctStatus st = alcr_contact_pattern(B);
     if (st == ALC_OK) st = alcr_elastic_assemble(B, out);
+    out->nsecant = B->nsecant;
     leaveThreads(ts);
     return st;
 }

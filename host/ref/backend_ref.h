@@ -127,6 +127,7 @@ typedef struct alcrBackend_ {
     // friction lagged from the previous step
     alcrFric* fric;
     int nfric, fricCap;
+    int nsecant;       // friction pairs the last assembly gave their secant stiffness
     double* fricE;     // per-pair energies (fricCap)
     double lastMu;     // mu at the end of the previous step (for Eq. 23)
     double lastDelta;  // delta at the end of the previous step
@@ -344,8 +345,12 @@ void alcr_friction_lag(alcrBackend* B);
 /// Lag friction from the barrier constraints at XT (IPC model): normal force
 /// kappa |d b / d d| / h^2 with the stiffness of the previous step (B->lastKappa).
 alctStatus alcr_friction_lagIpc(alcrBackend* B, double dhat);
+/// Friction energy at pos (IP units); with cp.frictionSecant, marks the pairs whose slip the
+/// trial point pos reverses against their last assembly (alcm_fric_reverses).
 double alcr_friction_energy(alcrBackend* B, const double* pos);
-/// Add friction gradient and Hessian at XHAT into G and the BSR blocks (kinematic eliminated).
+/// Add friction gradient and Hessian at XHAT into G and the BSR blocks (kinematic eliminated):
+/// the exact Hessian, or the secant stiffness for the pairs marked reversed (B->nsecant of
+/// them; the marks are cleared and u at XHAT kept for the next trials).
 void alcr_friction_assemble(alcrBackend* B);
 
 #endif  // ALC_HOST_REF_BACKEND_REF_H_

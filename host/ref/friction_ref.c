@@ -46,6 +46,8 @@ static int lagPair(alcrFric* f, long long key, int type, const int v[4], const d
     f->type = type;
     memcpy(f->v, v, sizeof f->v);
     f->coef = coef;
+    f->uIter[0] = f->uIter[1] = 0;
+    f->reversed = 0;
     return 1;
 }
 
@@ -106,15 +108,18 @@ static void loadPair(const double* pos, const int v[4], alcV3 x[4]) {
 double alcr_friction_energy(alcrBackend* B, const double* pos) {
     double eps = B->cp.frictionEpsV * B->h, h2 = B->h * B->h;
     double* e = B->fricE;
+    int secant = B->cp.frictionSecant;
 #pragma omp parallel for schedule(static) if (B->nfric > ALCR_PAR_MIN)
     for (int f = 0; f < B->nfric; f++) {
-        const alcrFric* F = &B->fric[f];
+        alcrFric* F = &B->fric[f];
         alcV3 x[4], xt[4];
         loadPair(pos, F->v, x);
         loadPair(B->xt, F->v, xt);
         double u[2];
         alcm_fric_u(F->w, F->T, x, xt, u);
         e[f] = alcm_fric_energy(u, F->coef, eps, h2);
+        // a trial that carries the pair across the cone's tip (alcm_fric_reverses)
+        if (secant && alcm_fric_reverses(F->uIter, u, eps)) F->reversed = 1;
     }
     return alcr_vec_sum(B->nfric, e);
 }
@@ -123,15 +128,22 @@ void alcr_friction_assemble(alcrBackend* B) {
     double eps = B->cp.frictionEpsV * B->h, h2 = B->h * B->h;
     alcrBsr* A = &B->A;
     // serial over pairs: deterministic accumulation order
+    B->nsecant = 0;
     for (int f = 0; f < B->nfric; f++) {
-        const alcrFric* F = &B->fric[f];
+        alcrFric* F = &B->fric[f];
         alcV3 x[4], xt[4];
         loadPair(B->xhat, F->v, x);
         loadPair(B->xt, F->v, xt);
         double u[2];
         alcm_fric_u(F->w, F->T, x, xt, u);
         alcV3 q = alcm_fric_q(u, F->T, eps);
-        alcM3 K = alcm_fric_K(u, F->T, eps);
+        // the secant stiffness for a pair whose slip a trial since the last assembly reversed
+        int sec = B->cp.frictionSecant && F->reversed;
+        alcM3 K = sec ? alcm_fric_Ksecant(u, F->T, eps) : alcm_fric_K(u, F->T, eps);
+        B->nsecant += sec;
+        F->reversed = 0;
+        F->uIter[0] = u[0];
+        F->uIter[1] = u[1];
         double s = h2 * F->coef;
         if (alcr_rigid_touches(B, F->v)) {
             // on rigid DOFs: the stencil's gradient and Hessian pulled back at XHAT

@@ -213,6 +213,10 @@ typedef struct alcOption_ {
                                ///< paper's common mu; default 2
     double pairMuMax;          ///< the largest multiple of mu a pair's penalty grows to;
                                ///< default 8
+    int frictionSecant;        ///< AL model, beyond the AL paper: a friction pair whose slip a
+                               ///< line-search trial reversed takes its secant stiffness in the
+                               ///< next Newton matrix (docs/architecture.md); 0 = the exact
+                               ///< friction Hessian always; default 1
     int inversionBound;        ///< alctInversionBound; default ALC_INVBOUND_END
 } alcOption;
 

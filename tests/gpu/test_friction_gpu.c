@@ -5,7 +5,9 @@
 // the gradient and the upper Hessian blocks added onto random starting values (1e-12 of the
 // friction contribution's scale), with the step's kinematic mask and with extra kinematic
 // vertices; in the emulation the lag, G and A bit for bit. The assembly is bitwise reproducible
-// run to run.
+// run to run. With the secant rule on (alcm_fric_reverses, alcm_fric_Ksecant): from random
+// slips at the last assembly, the pairs the energy's trial point marks reversed, the count the
+// assembly gives its secant stiffness, and the slips it keeps, pair by pair.
 #include "../../cuda/friction.h"
 #include "../test_macros.h"
 #include "alc_internal.h"
@@ -32,7 +34,7 @@
 
 /// What the comparisons saw, for the note.
 typedef struct Tally_ {
-    int scenes, cases, pairs, fric, slow, blocks, rows;
+    int scenes, cases, pairs, fric, slow, blocks, rows, secant;
     double worstLag, worstE, worstG, worstA;
 } Tally;
 
@@ -128,7 +130,21 @@ static int runCase(alcrBackend* B, Dev* D, int nfric, double amp, unsigned long 
     int n = B->n;
     size_t N = 3 * (size_t)n;
     double eps = B->cp.frictionEpsV * B->h, h2 = B->h * B->h;
-    alcgFricParams fp = {B->h, B->cp.frictionEpsV};
+    alcgFricParams fp = {B->h, B->cp.frictionEpsV, 1};
+    B->cp.frictionSecant = 1;
+    // the slips of a previous assembly: random, below and beyond the threshold, so that the
+    // trial point reverses some of them; the same list on the device
+    int nf = B->nfric;
+    for (int f = 0; f < nf; f++) {
+        double y = 3 * eps * (1 + alct_rnd(rng)), a = 3.14159265358979 * alct_rnd(rng);
+        B->fric[f].uIter[0] = y * cos(a);
+        B->fric[f].uIter[1] = y * sin(a);
+        B->fric[f].reversed = 0;
+    }
+    ENSURE(nf == nfric);
+    ENSURE_OK(alcg_upload(s, D->d_fric, B->fric, sizeof(alcgFric) * (size_t)nf));
+    alcgFric* hfr = (alcgFric*)malloc(sizeof(alcgFric) * (size_t)(nf > 0 ? nf : 1));
+    ENSURE(hfr);
     // reference pattern (holds the friction stencils) with random starting values of the scale
     // of the friction terms: blocks h^2 coef 2 / eps, gradient h^2 coef
     double cmax = 0;
@@ -169,22 +185,46 @@ static int runCase(alcrBackend* B, Dev* D, int nfric, double amp, unsigned long 
     T->worstE = fmax(T->worstE, rel);
     ENSURE_MSG(rel <= FR_RTOL * alct_tolScale(), "%s: energy %.17g, reference %.17g", label, edev,
                eref);
+    // the pairs the trial point reversed, marked alike
+    ENSURE_OK(alcg_download(s, hfr, D->d_fric, sizeof(alcgFric) * (size_t)nf));
+    int nrev = 0;
+    for (int f = 0; f < nf; f++) {
+        ENSURE_MSG(hfr[f].reversed == B->fric[f].reversed, "%s: pair %d reversed %d, reference %d",
+                   label, f, hfr[f].reversed, B->fric[f].reversed);
+        nrev += B->fric[f].reversed;
+    }
 
-    // assembly, twice from the same start: reproducible bits
+    // assembly, twice from the same start (the marks as the energy left them): reproducible bits
     alcr_friction_assemble(B);
+    ENSURE_MSG(B->nsecant == nrev, "%s: %d secant pairs of %d marked", label, B->nsecant, nrev);
+    T->secant += nrev;
     for (int rep = 0; rep < 2; rep++) {
-        int missing = -1;
+        int missing = -1, nsec = -1;
         ENSURE_OK(alcg_upload(s, A.d_val, val0, sizeof(double) * nv));
         ENSURE_OK(alcg_upload(s, D->d_g, g0, sizeof(double) * N));
+        ENSURE_OK(alcg_upload(s, D->d_fric, hfr, sizeof(alcgFric) * (size_t)nf));
         ENSURE_MSG(alcg_friction_assemble(&D->F, D->d_fric, nfric, &fp, D->d_xt, D->d_pos, D->d_kin,
-                                          &A, D->d_g, &missing, s) == ALC_OK,
+                                          &A, D->d_g, &missing, &nsec, s) == ALC_OK,
                    "%s: %s", label, s->err);
         ENSURE_MSG(missing == 0, "%s: %d blocks missing", label, missing);
+        ENSURE_MSG(nsec == nrev, "%s: %d secant pairs, reference %d", label, nsec, nrev);
         ENSURE_OK(alcg_download(s, rep ? v2 : val, A.d_val, sizeof(double) * nv));
         ENSURE_OK(alcg_download(s, rep ? g2 : g, D->d_g, sizeof(double) * N));
     }
     ENSURE_MSG(!memcmp(v2, val, sizeof(double) * nv) && !memcmp(g2, g, sizeof(double) * N),
                "%s: two assemblies differ", label);
+    // the marks cleared, the slips at XHAT kept
+    ENSURE_OK(alcg_download(s, hfr, D->d_fric, sizeof(alcgFric) * (size_t)nf));
+    for (int f = 0; f < nf; f++) {
+        const alcrFric* F = &B->fric[f];
+        double us = fabs(F->uIter[0]) + fabs(F->uIter[1]) + eps;
+        ENSURE_MSG(hfr[f].reversed == 0 && F->reversed == 0 &&
+                       agrees(hfr[f].uIter[0], F->uIter[0], us) &&
+                       agrees(hfr[f].uIter[1], F->uIter[1], us),
+                   "%s: pair %d after the assembly: u (%.17g, %.17g), reference (%.17g, %.17g)",
+                   label, f, hfr[f].uIter[0], hfr[f].uIter[1], F->uIter[0], F->uIter[1]);
+    }
+    free(hfr);
 
     // gradient (scale: the largest friction contribution and start value)
     double gs = 0;
@@ -283,7 +323,7 @@ static int sceneCases(const char* scene, int steps, Tally* T) {
     prm.delta = B->lastDelta;
     prm.decay = B->cp.decay;
     prm.penalty = B->cp.penalty;
-    alcgFricParams fp = {B->h, B->cp.frictionEpsV};
+    alcgFricParams fp = {B->h, B->cp.frictionEpsV, 0};
     alcgFricMaterials mat = {D.d_vertBody, D.d_bodyMat, D.d_matFric, m->nmat,
                              m->opt.frictionDefault};
     int nfric = -1;
@@ -319,10 +359,10 @@ static int sceneCases(const char* scene, int steps, Tally* T) {
 static void note(const Tally* T) {
     alct_note(
         "%d scenes, %d cases: %d pairs lagged into %d friction pairs, %d below eps at the "
-        "iterate, %d blocks and %d gradient entries changed; worst rel: lag %.2g, E %.2g, "
-        "G %.2g, A %.2g%s",
-        T->scenes, T->cases, T->pairs, T->fric, T->slow, T->blocks, T->rows, T->worstLag, T->worstE,
-        T->worstG, T->worstA, FR_BITWISE ? " (bit for bit but E)" : "");
+        "iterate, %d given their secant stiffness, %d blocks and %d gradient entries changed; "
+        "worst rel: lag %.2g, E %.2g, G %.2g, A %.2g%s",
+        T->scenes, T->cases, T->pairs, T->fric, T->slow, T->secant, T->blocks, T->rows, T->worstLag,
+        T->worstE, T->worstG, T->worstA, FR_BITWISE ? " (bit for bit but E)" : "");
 }
 
 ALC_TEST(friction_scenesResting) {
@@ -331,6 +371,7 @@ ALC_TEST(friction_scenesResting) {
     if (sceneCases("slope.yaml", 4, &T) != ALC_TEST_PASS) return ALC_TEST_FAIL;
     if (sceneCases("arch.yaml", 3, &T) != ALC_TEST_PASS) return ALC_TEST_FAIL;
     note(&T);
+    ENSURE_MSG(T.secant > 0, "no pair reversed");
     return ALC_TEST_PASS;
 }
 
@@ -358,7 +399,7 @@ ALC_TEST(friction_emptyAndErrors) {
     alcgAlParams prm;
     memset(&prm, 0, sizeof prm);
     prm.mu = 1;
-    alcgFricParams fp = {0.01, 1e-3};
+    alcgFricParams fp = {0.01, 1e-3, 0};
     alcgFricMaterials mat;
     memset(&mat, 0, sizeof mat);
     // nothing to do on an empty set
@@ -370,7 +411,8 @@ ALC_TEST(friction_emptyAndErrors) {
     ENSURE(e == 0);
     alcgBsr A;
     ENSURE_OK(alcg_bsr_make(&A, 10, 1, &s));
-    ENSURE_OK(alcg_friction_assemble(&F, NULL, 0, &fp, NULL, NULL, NULL, &A, NULL, &missing, &s));
+    ENSURE_OK(
+        alcg_friction_assemble(&F, NULL, 0, &fp, NULL, NULL, NULL, &A, NULL, &missing, NULL, &s));
     ENSURE(missing == 0);
     // a stencil vertex out of range, more pairs than the capacity
     alcgFric P;
@@ -388,7 +430,7 @@ ALC_TEST(friction_emptyAndErrors) {
     ENSURE(alcg_friction_lag(&F, (const alcgPair*)d_f, 5, &prm, &fp, &mat, d_f, &nfric, &s) ==
            ALC_ERR_CAPACITY);
     // assembling a set the incidences were not built for
-    ENSURE(alcg_friction_assemble(&F, d_f, 1, &fp, NULL, NULL, NULL, &A, NULL, NULL, &s) ==
+    ENSURE(alcg_friction_assemble(&F, d_f, 1, &fp, NULL, NULL, NULL, &A, NULL, NULL, NULL, &s) ==
            ALC_ERR_INVALID_ARG);
     // no previous step: nothing lagged
     prm.mu = 0;
