@@ -453,6 +453,14 @@ alctStatus opStepXhat(void* be, double r, int* flips) {
     if (st == ALC_OK && np > 0) {
         st = alcg_alContact_flips(&B->AC, p, np, &prm, B->d_x, B->d_xhat, flips, &B->s);
     }
+    // friction pairs whose slip the step reversed (as the reference's opStepXhat)
+    if (st == ALC_OK && B->cp.friction && B->cp.frictionSecant && B->nfric > 0) {
+        int nrev = 0;
+        alcgFricParams fp = fricParams(B);
+        st = alcg_friction_reversals(&B->F, B->d_fric, B->nfric, &fp, B->d_xt, B->d_xhat, &nrev,
+                                     &B->s);
+        *flips += nrev;
+    }
     return fail(B, st);
 }
 

@@ -124,6 +124,20 @@ static __global__ void fric_energyKernel(alcgFric* d_fric, int nfric, double eps
     if (threadIdx.x == 0) d_partial[blockIdx.x] = e;
 }
 
+/// Thread f: 1 in *d_count when the pair's slip at pos reverses against its last assembly.
+static __global__ void fric_reversalKernel(const alcgFric* d_fric, int nfric, double eps,
+                                           const double* d_xt, const double* d_pos, int* d_count) {
+    int f = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (f >= nfric) return;
+    const alcgFric& P = d_fric[f];
+    alcV3 x[4], xt[4];
+    fricLoad(d_pos, P.v, x);
+    fricLoad(d_xt, P.v, xt);
+    double u[2];
+    alcm_fric_u(P.w, P.T, x, xt, u);
+    if (alcm_fric_reverses(P.uIter, u, eps)) atomicAdd(d_count, 1);
+}
+
 /// Thread f: s = h^2 coef, q and K at XHAT (alcr_friction_assemble's per-pair part): the secant
 /// stiffness for a pair marked reversed; the mark cleared, u kept, the secant pairs counted.
 static __global__ void fric_qKKernel(alcgFric* d_fric, int nfric, double eps, double h2, int secant,
@@ -215,7 +229,7 @@ extern "C" size_t alcg_friction_bytes(const alcgFriction* F) {
     size_t cap = (size_t)F->cap, nb = alcg_blocks(F->cap, ALCG_BLOCK);
     return sizeof(int) * ((size_t)F->nvert + 1) +
            (sizeof(int) + sizeof(unsigned long long)) * 4 * cap + F->tempBytes + sizeof(int) * cap +
-           sizeof(double) * ((1 + FRIC_QK) * cap + nb + 1) + sizeof(int) * 3;
+           sizeof(double) * ((1 + FRIC_QK) * cap + nb + 1) + sizeof(int) * 4;
 }
 
 /// The sizes of alcg_friction_make (one scratch for the key sort and the lag's scan, never
@@ -262,7 +276,7 @@ extern "C" alctStatus alcg_friction_make(alcgFriction* F, int nvert, int cap, al
     }
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&F->d_red, sizeof(double) * nb);
     if (st == ALC_OK) st = alcg_malloc(s, (void**)&F->d_scalar, sizeof(double));
-    if (st == ALC_OK) st = alcg_malloc(s, (void**)&F->d_count, sizeof(int) * 3);
+    if (st == ALC_OK) st = alcg_malloc(s, (void**)&F->d_count, sizeof(int) * 4);
     if (st != ALC_OK) {
         alcg_friction_free(F);
         return st;
@@ -382,6 +396,31 @@ extern "C" alctStatus alcg_friction_energy(alcgFriction* F, alcgFric* d_fric, in
     }
     if (energy) return alcg_download(s, energy, F->d_scalar, sizeof(double));
     return ALC_OK;
+fail:
+    return ALC_ERR_CUDA;
+}
+
+extern "C" alctStatus alcg_friction_reversals(alcgFriction* F, const alcgFric* d_fric, int nfric,
+                                              const alcgFricParams* fp, const double* d_xt,
+                                              const double* d_pos, int* count, alcgStream* s) {
+    ALCG_RANGE("alcg_friction_reversals");
+    alctStatus st;
+    if (!s) return ALC_ERR_INVALID_ARG;
+    if (!F || !fp || !count) return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "NULL argument");
+    *count = 0;
+    if (nfric < 0) return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "negative pair count %d", nfric);
+    if (nfric > F->cap) {
+        return ALCG_FAIL(s, ALC_ERR_CAPACITY, "%d friction pairs exceed the capacity %d", nfric,
+                         F->cap);
+    }
+    if (nfric == 0) return ALC_OK;
+    if (!d_fric || !d_xt || !d_pos) return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "NULL array");
+    st = alcg_memset(s, F->d_count + 3, 0, sizeof(int));
+    if (st != ALC_OK) return st;
+    ALCG_LAUNCH(fric_reversalKernel, alcg_blocks(nfric, ALCG_BLOCK), ALCG_BLOCK, 0, s->stream,
+                d_fric, nfric, fp->frictionEpsV * fp->h, d_xt, d_pos, F->d_count + 3);
+    ALCG_LAUNCH_CHECK(s);
+    return alcg_download(s, count, F->d_count + 3, sizeof(int));
 fail:
     return ALC_ERR_CUDA;
 }

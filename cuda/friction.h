@@ -67,7 +67,8 @@ typedef struct alcgFriction_ {
                                  ///< (13 cap) [device]
     double* d_red;               ///< per-block partial sums (blocks of cap pairs) [device]
     double* d_scalar;            ///< [0] the last energy [device]
-    int* d_count;  ///< [0] missing blocks, [1] bad vertices, [2] secant pairs [device]
+    int* d_count;  ///< [0] missing blocks, [1] bad vertices, [2] secant pairs, [3] reversals
+                   ///< [device]
 } alcgFriction;
 
 /// Allocate F for nvert vertices and up to cap active pairs. Allocates device memory: call it
@@ -146,6 +147,22 @@ alctStatus alcg_friction_incidence(alcgFriction* F, const alcgFric* d_fric, int 
 alctStatus alcg_friction_energy(alcgFriction* F, alcgFric* d_fric, int nfric,
                                 const alcgFricParams* fp, const double* d_xt, const double* d_pos,
                                 double* energy, alcgStream* s);
+
+/// Friction pairs whose slip at pos reverses against their last assembly, as
+/// alcr_friction_reversals (alcm_fric_reverses; one thread per pair, an integer count).
+/// @param[in,out] F       scratch (d_count[3])
+/// @param[in]     d_fric  friction pairs (nfric <= F->cap) [device]
+/// @param[in]     nfric   pairs
+/// @param[in]     fp      step parameters
+/// @param[in]     d_xt    XT (nvert x 3) (m) [device]
+/// @param[in]     d_pos   positions (nvert x 3) (m) [device]
+/// @param[out]    count   the pairs [host]; synchronizes s
+/// @param[in]     s       stream (last)
+/// @return ALC_OK, ALC_ERR_INVALID_ARG, ALC_ERR_CAPACITY or ALC_ERR_CUDA, with the message on s.
+/// Nullable: the arrays when nfric is 0
+alctStatus alcg_friction_reversals(alcgFriction* F, const alcgFric* d_fric, int nfric,
+                                   const alcgFricParams* fp, const double* d_xt,
+                                   const double* d_pos, int* count, alcgStream* s);
 
 /// Add the friction gradient and PSD Hessian blocks at XHAT into G and A, as
 /// alcr_friction_assemble: per pair s = h^2 coef, q = alcm_fric_q and K = alcm_fric_K at u(XHAT);

@@ -114,7 +114,8 @@ typedef struct alciBackendOps_ {
     alctStatus (*energy)(void* be, double r, double* L);
     /// XHAT += r P; *flips = pairs whose side of c = lambda/mu (active or not) changed
     /// between the last assembleContact and the new XHAT, by more than flipDepth of the
-    /// contact parameters past it (alcm_pair_flipped).
+    /// contact parameters past it (alcm_pair_flipped), and, with frictionSecant, the friction
+    /// pairs whose slip the step reversed (alcm_fric_reverses).
     alctStatus (*stepXhat)(void* be, double r, int* flips);
     /// Slack, multiplier and decay updates, Alg. 2 lines 20-29.
     alctStatus (*alUpdate)(void* be);

@@ -333,6 +333,9 @@ static alctStatus opStepXhat(void* be, double r, int* flips) {
     alcr_vec_axpby(B->N, r, B->p, 1.0, B->xhat);
     alcr_rigid_place(B, B->xhat);
     *flips = alcr_contact_flips(B, B->xhat);
+    // a friction pair whose slip the step reversed crossed the cone's tip, a kink the exact
+    // Hessian does not model (docs/architecture.md)
+    if (B->cp.friction && B->cp.frictionSecant) *flips += alcr_friction_reversals(B, B->xhat);
     return ALC_OK;
 }
 

@@ -348,6 +348,9 @@ alctStatus alcr_friction_lagIpc(alcrBackend* B, double dhat);
 /// Friction energy at pos (IP units); with cp.frictionSecant, marks the pairs whose slip the
 /// trial point pos reverses against their last assembly (alcm_fric_reverses).
 double alcr_friction_energy(alcrBackend* B, const double* pos);
+/// Friction pairs whose slip at pos reverses against their last assembly (alcm_fric_reverses):
+/// kinks of the friction cone that a step to pos crossed (counted as flips by stepXhat).
+int alcr_friction_reversals(const alcrBackend* B, const double* pos);
 /// Add friction gradient and Hessian at XHAT into G and the BSR blocks (kinematic eliminated):
 /// the exact Hessian, or the secant stiffness for the pairs marked reversed (B->nsecant of
 /// them; the marks are cleared and u at XHAT kept for the next trials).

@@ -105,6 +105,21 @@ static void loadPair(const double* pos, const int v[4], alcV3 x[4]) {
     for (int a = 0; a < 4; a++) x[a] = alcm_v3_load(pos + 3 * v[a]);
 }
 
+int alcr_friction_reversals(const alcrBackend* B, const double* pos) {
+    double eps = B->cp.frictionEpsV * B->h;
+    int n = 0;
+    for (int f = 0; f < B->nfric; f++) {
+        const alcrFric* F = &B->fric[f];
+        alcV3 x[4], xt[4];
+        loadPair(pos, F->v, x);
+        loadPair(B->xt, F->v, xt);
+        double u[2];
+        alcm_fric_u(F->w, F->T, x, xt, u);
+        n += alcm_fric_reverses(F->uIter, u, eps);
+    }
+    return n;
+}
+
 double alcr_friction_energy(alcrBackend* B, const double* pos) {
     double eps = B->cp.frictionEpsV * B->h, h2 = B->h * B->h;
     double* e = B->fricE;

@@ -34,7 +34,7 @@
 
 /// What the comparisons saw, for the note.
 typedef struct Tally_ {
-    int scenes, cases, pairs, fric, slow, blocks, rows, secant;
+    int scenes, cases, pairs, fric, slow, blocks, rows, secant, reversals;
     double worstLag, worstE, worstG, worstA;
 } Tally;
 
@@ -225,6 +225,16 @@ static int runCase(alcrBackend* B, Dev* D, int nfric, double amp, unsigned long 
                    label, f, hfr[f].uIter[0], hfr[f].uIter[1], F->uIter[0], F->uIter[1]);
     }
     free(hfr);
+    // the slips reversed at XT - (XHAT - XT): every pair beyond the threshold there
+    double* mirror = (double*)malloc(sizeof(double) * N);
+    ENSURE(mirror);
+    for (size_t i = 0; i < N; i++) mirror[i] = 2 * B->xt[i] - B->xhat[i];
+    ENSURE_OK(alcg_upload(s, D->d_pos, mirror, sizeof(double) * N));
+    int rref = alcr_friction_reversals(B, mirror), rdev = -1;
+    ENSURE_OK(alcg_friction_reversals(&D->F, D->d_fric, nfric, &fp, D->d_xt, D->d_pos, &rdev, s));
+    ENSURE_MSG(rdev == rref, "%s: %d reversals, reference %d", label, rdev, rref);
+    T->reversals += rref;
+    free(mirror);
 
     // gradient (scale: the largest friction contribution and start value)
     double gs = 0;
@@ -359,10 +369,11 @@ static int sceneCases(const char* scene, int steps, Tally* T) {
 static void note(const Tally* T) {
     alct_note(
         "%d scenes, %d cases: %d pairs lagged into %d friction pairs, %d below eps at the "
-        "iterate, %d given their secant stiffness, %d blocks and %d gradient entries changed; "
-        "worst rel: lag %.2g, E %.2g, G %.2g, A %.2g%s",
-        T->scenes, T->cases, T->pairs, T->fric, T->slow, T->secant, T->blocks, T->rows, T->worstLag,
-        T->worstE, T->worstG, T->worstA, FR_BITWISE ? " (bit for bit but E)" : "");
+        "iterate, %d given their secant stiffness, %d reversed at the mirrored point, %d blocks "
+        "and %d gradient entries changed; worst rel: lag %.2g, E %.2g, G %.2g, A %.2g%s",
+        T->scenes, T->cases, T->pairs, T->fric, T->slow, T->secant, T->reversals, T->blocks,
+        T->rows, T->worstLag, T->worstE, T->worstG, T->worstA,
+        FR_BITWISE ? " (bit for bit but E)" : "");
 }
 
 ALC_TEST(friction_scenesResting) {
@@ -371,7 +382,7 @@ ALC_TEST(friction_scenesResting) {
     if (sceneCases("slope.yaml", 4, &T) != ALC_TEST_PASS) return ALC_TEST_FAIL;
     if (sceneCases("arch.yaml", 3, &T) != ALC_TEST_PASS) return ALC_TEST_FAIL;
     note(&T);
-    ENSURE_MSG(T.secant > 0, "no pair reversed");
+    ENSURE_MSG(T.secant > 0 && T.reversals > 0, "no pair reversed");
     return ALC_TEST_PASS;
 }
 
@@ -414,6 +425,10 @@ ALC_TEST(friction_emptyAndErrors) {
     ENSURE_OK(
         alcg_friction_assemble(&F, NULL, 0, &fp, NULL, NULL, NULL, &A, NULL, &missing, NULL, &s));
     ENSURE(missing == 0);
+    int nrev = -1;
+    ENSURE_OK(alcg_friction_reversals(&F, NULL, 0, &fp, NULL, NULL, &nrev, &s));
+    ENSURE(nrev == 0);
+    ENSURE(alcg_friction_reversals(&F, NULL, 0, &fp, NULL, NULL, NULL, &s) == ALC_ERR_INVALID_ARG);
     // a stencil vertex out of range, more pairs than the capacity
     alcgFric P;
     memset(&P, 0, sizeof P);
