@@ -132,9 +132,9 @@ ALC_HD bool alcm_fric_reverses(const double uFrom[2], const double u[2], double 
 /// (|u|^2 + |u'|^2) / (2 |u|); inside the smoothing zone f1/y >= f1'), the model of
 /// iteratively reweighted least squares: a Newton step on it does not carry the pair across
 /// the cone's tip, where the exact K (alcm_fric_K: no curvature along the slip once y >= eps)
-/// does. The gradient is unchanged, so the minimizer is too. host/step.c uses it only for the
-/// pairs a line-search trial reversed (alcm_fric_reverses), for one assembly, and does not end a
-/// subproblem on an iteration that used it.
+/// does. The gradient is unchanged, so the minimizer is too. The backends use it only for the
+/// pairs a line-search trial reversed (alcm_fric_reverses), for one assembly, and host/step.c
+/// does not end a subproblem on an iteration that used it.
 /// @param u    the pair's tangential displacement (2, m)
 /// @param T    its tangent basis (two unit columns, 6)
 /// @param eps  eps_v h (m)
