@@ -35,6 +35,16 @@ static __device__ __forceinline__ void fricLoad(const double* pos, const int v[4
     for (int a = 0; a < 4; a++) x[a] = alcm_v3_load(pos + 3 * v[a]);
 }
 
+/// The tangential displacement u (2, m) of friction pair P at positions pos, from XT
+/// (friction_ref.c's slipAt).
+static __device__ __forceinline__ void fricSlip(const alcgFric& P, const double* d_pos,
+                                                const double* d_xt, double u[2]) {
+    alcV3 x[4], xt[4];
+    fricLoad(d_pos, P.v, x);
+    fricLoad(d_xt, P.v, xt);
+    alcm_fric_u(P.w, P.T, x, xt, u);
+}
+
 /// Friction coefficient of a pair from the materials of its two sides (PT: 0 | 1; EE: 0 | 2).
 static __device__ __forceinline__ double fricCoefficient(const alcgFricMaterials& mat,
                                                          const int v[4], int type) {
@@ -111,11 +121,8 @@ static __global__ void fric_energyKernel(alcgFric* d_fric, int nfric, double eps
     double e = 0;
     if (f < nfric) {
         alcgFric& P = d_fric[f];
-        alcV3 x[4], xt[4];
-        fricLoad(d_pos, P.v, x);
-        fricLoad(d_xt, P.v, xt);
         double u[2];
-        alcm_fric_u(P.w, P.T, x, xt, u);
+        fricSlip(P, d_pos, d_xt, u);
         e = alcm_fric_energy(u, P.coef, eps, h2);
         // a trial that carries the pair across the cone's tip (alcm_fric_reverses)
         if (secant && alcm_fric_reverses(P.uIter, u, eps)) P.reversed = 1;
@@ -130,11 +137,8 @@ static __global__ void fric_reversalKernel(const alcgFric* d_fric, int nfric, do
     int f = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     if (f >= nfric) return;
     const alcgFric& P = d_fric[f];
-    alcV3 x[4], xt[4];
-    fricLoad(d_pos, P.v, x);
-    fricLoad(d_xt, P.v, xt);
     double u[2];
-    alcm_fric_u(P.w, P.T, x, xt, u);
+    fricSlip(P, d_pos, d_xt, u);
     if (alcm_fric_reverses(P.uIter, u, eps)) atomicAdd(d_count, 1);
 }
 
@@ -146,11 +150,8 @@ static __global__ void fric_qKKernel(alcgFric* d_fric, int nfric, double eps, do
     int f = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     if (f >= nfric) return;
     alcgFric& P = d_fric[f];
-    alcV3 x[4], xt[4];
-    fricLoad(d_xhat, P.v, x);
-    fricLoad(d_xt, P.v, xt);
     double u[2];
-    alcm_fric_u(P.w, P.T, x, xt, u);
+    fricSlip(P, d_xhat, d_xt, u);
     alcV3 q = alcm_fric_q(u, P.T, eps);
     int sec = secant && P.reversed;
     alcM3 K = sec ? alcm_fric_Ksecant(u, P.T, eps) : alcm_fric_K(u, P.T, eps);

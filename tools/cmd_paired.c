@@ -192,11 +192,6 @@ int alc_cmdPaired(int argc, char** argv) {
     int fewer = 0, more = 0, done = 0, worstStep = 0;
     double worst = 0;
     size_t nx = m[0] ? 3 * (size_t)m[0]->nvert : 0;
-    double* xEnd = code == ALC_EXIT_OK ? (double*)malloc(sizeof(double) * (nx ? nx : 1)) : NULL;
-    if (code == ALC_EXIT_OK && !xEnd) {
-        fprintf(stderr, "alcove paired: out of memory\n");
-        code = ALC_EXIT_FAIL;
-    }
     if (code == ALC_EXIT_OK && !quiet) {
         printf("%6s %9s %9s %8s %8s %9s %9s %12s\n", "step", "newton A", "newton B", "outer A",
                "outer B", "cg A", "cg B", "apart (m)");
@@ -230,21 +225,18 @@ int alc_cmdPaired(int argc, char** argv) {
             code = step == 0 ? ALC_EXIT_USAGE : ALC_EXIT_FAIL;
             break;
         }
-        // the other first, so that the followed sim's data stays its own
-        const int order[2] = {other, lead};
-        for (int j = 0; j < 2 && code == ALC_EXIT_OK; j++) {
-            int k = order[j];
+        // each sim steps its own data from the same state
+        for (int k = 0; k < 2 && code == ALC_EXIT_OK; k++) {
             st = alc_step(sim[k], d[k]);
             if (st != ALC_OK) {
                 fprintf(stderr, "alcove paired: step %d of %s failed: %s\n", step + 1, scenes[k],
                         alc_lastError(sim[k]));
                 code = ALC_EXIT_FAIL;
             }
-            if (j == 0 && st == ALC_OK) memcpy(xEnd, d[k]->x, sizeof(double) * nx);
         }
         if (code != ALC_EXIT_OK) break;
         double apart = 0;
-        for (size_t i = 0; i < nx; i++) apart = fmax(apart, fabs(xEnd[i] - d[lead]->x[i]));
+        for (size_t i = 0; i < nx; i++) apart = fmax(apart, fabs(d[0]->x[i] - d[1]->x[i]));
         if (apart > worst || worstStep == 0) {
             worst = apart;
             worstStep = step + 1;
@@ -267,7 +259,6 @@ int alc_cmdPaired(int argc, char** argv) {
         printTotals(scenes[0], scenes[1], done, &tot[0], &tot[1], fewer, more, worst, worstStep);
         if (done < steps) printf("  stopped after %d of %d steps\n", done, steps);
     }
-    free(xEnd);
     free(buf);
     for (int k = 0; k < 2; k++) {
         alc_deleteSim(sim[k]);

@@ -101,8 +101,14 @@ alctStatus alcr_friction_lagIpc(alcrBackend* B, double dhat) {
     return ALC_OK;
 }
 
-static void loadPair(const double* pos, const int v[4], alcV3 x[4]) {
-    for (int a = 0; a < 4; a++) x[a] = alcm_v3_load(pos + 3 * v[a]);
+/// The tangential displacement u (2, m) of friction pair F at positions pos, from XT.
+static void slipAt(const alcrBackend* B, const alcrFric* F, const double* pos, double u[2]) {
+    alcV3 x[4], xt[4];
+    for (int a = 0; a < 4; a++) {
+        x[a] = alcm_v3_load(pos + 3 * F->v[a]);
+        xt[a] = alcm_v3_load(B->xt + 3 * F->v[a]);
+    }
+    alcm_fric_u(F->w, F->T, x, xt, u);
 }
 
 int alcr_friction_reversals(const alcrBackend* B, const double* pos) {
@@ -110,11 +116,8 @@ int alcr_friction_reversals(const alcrBackend* B, const double* pos) {
     int n = 0;
     for (int f = 0; f < B->nfric; f++) {
         const alcrFric* F = &B->fric[f];
-        alcV3 x[4], xt[4];
-        loadPair(pos, F->v, x);
-        loadPair(B->xt, F->v, xt);
         double u[2];
-        alcm_fric_u(F->w, F->T, x, xt, u);
+        slipAt(B, F, pos, u);
         n += alcm_fric_reverses(F->uIter, u, eps);
     }
     return n;
@@ -127,11 +130,8 @@ double alcr_friction_energy(alcrBackend* B, const double* pos) {
 #pragma omp parallel for schedule(static) if (B->nfric > ALCR_PAR_MIN)
     for (int f = 0; f < B->nfric; f++) {
         alcrFric* F = &B->fric[f];
-        alcV3 x[4], xt[4];
-        loadPair(pos, F->v, x);
-        loadPair(B->xt, F->v, xt);
         double u[2];
-        alcm_fric_u(F->w, F->T, x, xt, u);
+        slipAt(B, F, pos, u);
         e[f] = alcm_fric_energy(u, F->coef, eps, h2);
         // a trial that carries the pair across the cone's tip (alcm_fric_reverses)
         if (secant && alcm_fric_reverses(F->uIter, u, eps)) F->reversed = 1;
@@ -146,11 +146,8 @@ void alcr_friction_assemble(alcrBackend* B) {
     B->nsecant = 0;
     for (int f = 0; f < B->nfric; f++) {
         alcrFric* F = &B->fric[f];
-        alcV3 x[4], xt[4];
-        loadPair(B->xhat, F->v, x);
-        loadPair(B->xt, F->v, xt);
         double u[2];
-        alcm_fric_u(F->w, F->T, x, xt, u);
+        slipAt(B, F, B->xhat, u);
         alcV3 q = alcm_fric_q(u, F->T, eps);
         // the secant stiffness for a pair whose slip a trial since the last assembly reversed
         int sec = B->cp.frictionSecant && F->reversed;
