@@ -2,27 +2,59 @@
 # The one command a machine with an NVIDIA GPU runs: everything about the CUDA backend that the
 # SIMT emulation cannot show (docs/architecture.md "What only a device can show").
 #
-#   tools/gpu-acceptance.sh [OUTDIR]
+#   tools/gpu-acceptance.sh [--prebuilt] [--budget SECONDS] [--snapshot FILE] [OUTDIR]
 #
 # Steps, each logged under OUTDIR (default bench/results/<gpu name>/acceptance/):
-#   1. build with warnings as errors for the device's own architecture as well;
+#   1. build with warnings as errors for the device's own architecture as well (or, with
+#      --prebuilt, check that the binaries in $BUILD hold machine code for it);
 #   2. make gpu-test: every alcg_ module against its alcr_ twin on the device (must not be
 #      waived: a machine without a usable device fails here);
-#   3. compute-sanitizer memcheck, racecheck, synccheck and initcheck over the GPU tests, each
-#      device array its own allocation (ALC_CUDA_ARENA=0);
-#   4. ptxas resource use per kernel for the device's architecture;
-#   5. the GPU benchmark: the Table 1 rows of the scenes on the cuda backend (the GPU tests,
-#      step 2, already compare every scene's full step with the reference backend);
-#   6. the full step at each scene's full preset for 10 steps on the device, every state
-#      checked by `alcove check`, and one scene run twice: bitwise identical states (the
-#      backend's reproducibility promise, cuda/backend_cuda.cu);
-#   7. summary.md with the device, driver, toolkit, date, commit and each step's result.
-# Exit status 0 only when every step passed.
+#   3. the GPU benchmark: the Table 1 rows of the scenes on the cuda backend, one entry at a
+#      time (the GPU tests, step 2, already compare every scene's full step with the reference);
+#   4. the full step at each scene's full preset for 10 steps on the device, states every 5
+#      steps checked by `alcove check`, each scene's summary kept;
+#   5. one scene run twice: bitwise identical states (the backend's reproducibility promise,
+#      cuda/backend_cuda.cu);
+#   6. compute-sanitizer memcheck, racecheck, synccheck and initcheck, each device array its
+#      own allocation (ALC_CUDA_ARENA=0), over the GPU tests (or, with --budget, over one step
+#      of the roller, which launches every kernel of the full step: contact, friction, CCD, PCG);
+#   7. ptxas resource use per kernel for the device's architecture (not with --prebuilt: it
+#      needs no device, tools/ptxas-report.sh runs anywhere);
+#   8. summary.md with the device, driver, toolkit, date, commit and each step's result,
+#      rewritten after every step.
+# Exit status 0 only when every step passed; a step stopped by its time limit is "timed out",
+# which is not a pass.
+#
+# Options, for a lent machine on a clock (tools/README or docs/architecture.md):
+#   --prebuilt        the binaries in $BUILD (default build) were built elsewhere by
+#                     `make WERROR=1 BUILD=$BUILD all $BUILD/alcove_gpu_tests` with the same
+#                     toolkit; step 1 checks they carry sm_<cc> code instead of building (the
+#                     lent machine may lack the -dev packages)
+#   --budget S        give each step a share of S seconds of wall time (tests 29 %, benchmark
+#                     29 %, full presets 19 %, reproducibility 4 %, sanitizers 19 %); without
+#                     it no step is limited
+#   --snapshot FILE   after every step, pack OUTDIR into FILE (.tar.gz), so that a run cut
+#                     off from outside leaves everything up to its last finished step
+# Environment: BUILD (binaries' folder), CUDA_HOME.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 root=$(pwd)
 cuda_home=${CUDA_HOME:-/usr/local/cuda}
 export PATH="$cuda_home/bin:$PATH"
+build=${BUILD:-build}
+prebuilt=0 budget=0 snapshot="" out=""
+while [ $# -gt 0 ]; do
+    case $1 in
+    --prebuilt) prebuilt=1 ;;
+    --budget) budget=$2; shift ;;
+    --snapshot) snapshot=$2; shift ;;
+    -h | --help) sed -n '2,38p' "$0"; exit 0 ;;
+    -*) echo "gpu-acceptance: unknown option $1" >&2; exit 2 ;;
+    *) out=$1 ;;
+    esac
+    shift
+done
+case $budget in '' | *[!0-9]*) echo "gpu-acceptance: --budget takes whole seconds" >&2; exit 2 ;; esac
 
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
     echo "gpu-acceptance: no NVIDIA GPU here (nvidia-smi finds none): nothing to accept" >&2
@@ -32,85 +64,179 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
 cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d .)
 driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1)
 slug=$(echo "$gpu" | tr '[:upper:]' '[:lower:]' | sed 's/nvidia //; s/[^a-z0-9]\+/-/g; s/^-//; s/-$//')
-out=${1:-bench/results/$slug/acceptance}
+out=${out:-bench/results/$slug/acceptance}
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 jobs=$(nproc)
+alcove=$root/$build/alcove
+gputests=$root/$build/alcove_gpu_tests
 status=0
 declare -a rows
+started=$(date -u +%Y-%m-%dT%H:%MZ)
 
-step() {  # step NAME LOG COMMAND...: run, log, record pass/fail
-    local name=$1 log=$2
-    shift 2
-    echo "== $name"
-    local t0=$SECONDS
-    "$@" > "$out/$log" 2>&1
-    local rc=$?
+# share PERCENT: this step's wall-time limit in seconds under --budget, 0 = none
+share() { if [ "$budget" -gt 0 ]; then echo $((budget * $1 / 100)); else echo 0; fi; }
+
+summary() {
+    {
+        echo "# GPU acceptance: $gpu"
+        echo
+        echo "- date: $started"
+        echo "- commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+        echo "- device: $gpu, compute capability $cc, driver $driver"
+        echo "- host: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $jobs cores"
+        echo "- toolkit: $(nvcc --version 2>/dev/null | tail -n 2 | head -n 1)"
+        echo "- command: tools/gpu-acceptance.sh$([ $prebuilt = 1 ] && echo ' --prebuilt')$([ "$budget" -gt 0 ] && echo " --budget $budget")"
+        echo
+        echo "| step | result | time | log |"
+        echo "|---|---|---|---|"
+        printf '%s\n' "${rows[@]}"
+    } > "$out/summary.md"
+    if [ -n "$snapshot" ]; then tar czf "$snapshot.tmp" -C "$out" . && mv "$snapshot.tmp" "$snapshot"; fi
+}
+
+step() {  # step NAME LOG LIMIT COMMAND...: run (LIMIT seconds, 0 = none), log, record
+    local name=$1 log=$2 limit=$3
+    shift 3
+    echo "== $name$([ "$limit" -gt 0 ] && echo " (limit ${limit} s)")"
+    local t0=$SECONDS rc
+    if [ "$limit" -gt 0 ]; then
+        timeout --kill-after=10 "$limit" "$@" > "$out/$log" 2>&1
+    else
+        "$@" > "$out/$log" 2>&1
+    fi
+    rc=$?
     local dt=$((SECONDS - t0))
     if [ $rc -eq 0 ]; then
         rows+=("| $name | passed | ${dt} s | [$log]($log) |")
+    elif [ "$limit" -gt 0 ] && { [ $rc -eq 124 ] || [ $rc -eq 137 ]; }; then
+        rows+=("| $name | **timed out** at its ${limit} s | ${dt} s | [$log]($log) |")
+        status=1
     else
         rows+=("| $name | **failed** (exit $rc) | ${dt} s | [$log]($log) |")
         status=1
     fi
     tail -n 3 "$out/$log"
+    summary
     return $rc
 }
 
 archs="80 86 89 90"
 case " $archs " in *" $cc "*) ;; *) archs="$archs $cc" ;; esac
 
-step "build (WERROR=1, sm $archs)" build.log \
-    make -j"$jobs" WERROR=1 CUDA_ARCHS="$archs" all build/alcove_gpu_tests
-step "GPU tests vs reference" gpu-test.log bash -c '
-    build/alcove_gpu_tests; rc=$?
+if [ $prebuilt = 1 ]; then
+    step "prebuilt binaries hold sm_$cc code" build.log 0 bash -c '
+        for b in "$@"; do
+            [ -x "$b" ] || { echo "$b: missing"; exit 1; }
+            echo "$b: $(cuobjdump --list-elf "$b" | grep -o "sm_[0-9]*" | sort -u | tr "\n" " ")"
+            cuobjdump --list-elf "$b" | grep -q "sm_'"$cc"'" || { echo "$b: no sm_'"$cc"' code"; exit 1; }
+            ldd "$b" | grep "not found" && exit 1
+        done
+        exit 0' _ "$alcove" "$gputests"
+else
+    step "build (WERROR=1, sm $archs)" build.log 0 \
+        make -j"$jobs" WERROR=1 BUILD="$build" CUDA_ARCHS="$archs" all "$build/alcove_gpu_tests"
+fi
+
+step "GPU tests vs reference" gpu-test.log "$(share 29)" bash -c '
+    ALC_BUILD="$2" "$1"; rc=$?
     if [ $rc -eq 2 ]; then echo "waived: the device is not usable"; exit 1; fi
-    exit $rc'
+    exit $rc' _ "$gputests" "$build"
+
+# the benchmark, one table entry at a time so that one slow entry cannot take the others' time
+bench_limit=$(share 29)
+step "benchmark (cuda backend)" bench.log "$bench_limit" bash -c '
+    alcove=$1 out=$2 limit=$3 rc=0 t0=$SECONDS
+    for n in $("$alcove" bench --list | cut -d" " -f1); do
+        each=0
+        if [ "$limit" -gt 0 ]; then
+            left=$((limit - (SECONDS - t0) - 5))
+            [ $left -lt 5 ] && { echo "$n: not run (the step'"'"'s time is spent)"; rc=1; continue; }
+            each=$((left < limit * 2 / 5 ? left : limit * 2 / 5))
+        fi
+        if [ $each -gt 0 ]; then
+            timeout --kill-after=5 $each "$alcove" bench --table --only "$n" --backend cuda --record "$out/bench"
+        else
+            "$alcove" bench --table --only "$n" --backend cuda --record "$out/bench"
+        fi
+        r=$?
+        [ $r -ne 0 ] && { echo "$n: exit $r$([ $r -eq 124 ] && echo " (stopped at its $each s)")"; rc=1; }
+    done
+    exit $rc' _ "$alcove" "$out" "$bench_limit"
+
+# the full presets on the device, checked; their summaries kept
+preset_limit=$(share 19)
+step "full presets, 10 steps each, checked" full-presets.log "$preset_limit" bash -c '
+    alcove=$1 out=$2 limit=$3 rc=0 t0=$SECONDS
+    mkdir -p "$out/full"
+    for s in scenes/*.yaml; do
+        n=$(basename "$s" .yaml)
+        grep -q "^preset:\|^  full:" "$s" || continue
+        if grep -q "type: rigid" "$s"; then
+            echo "$n: not run (rigid bodies run on the reference backend only, issue 17)"
+            continue
+        fi
+        each=0
+        if [ "$limit" -gt 0 ]; then
+            left=$((limit - (SECONDS - t0) - 5))
+            [ $left -lt 10 ] && { echo "$n: not run (the step'"'"'s time is spent)"; rc=1; continue; }
+            each=$((left < limit / 4 ? left : limit / 4))
+        fi
+        probe=/tmp/alc-accept-probe/$n
+        rm -rf "$probe"
+        ts=$SECONDS
+        if [ $each -gt 0 ]; then
+            timeout --kill-after=5 $each "$alcove" run "$s" --backend cuda --preset full --steps 10 \
+                --frames none --every 5 --out "$probe" --quiet
+        else
+            "$alcove" run "$s" --backend cuda --preset full --steps 10 --frames none --every 5 \
+                --out "$probe" --quiet
+        fi
+        r=$?
+        echo "$n: run exit $r after $((SECONDS - ts)) s"
+        [ $r -ne 0 ] && rc=1
+        [ -f "$probe/summary.txt" ] && cp "$probe/summary.txt" "$out/full/$n.txt" && cat "$probe/summary.txt"
+        [ -f "$probe/stats.csv" ] && cp "$probe/stats.csv" "$out/full/$n.csv"
+        if [ -f "$probe/topology.alct" ]; then
+            "$alcove" check "$probe" | tail -n 1 || rc=1
+        fi
+        rm -rf "$probe"
+    done
+    exit $rc' _ "$alcove" "$out" "$preset_limit"
+
+step "reproducible (slope twice, bitwise)" reproducible.log "$(share 4)" bash -c '
+    alcove=$1
+    for k in 1 2; do
+        rm -rf /tmp/alc-accept-rep$k
+        "$alcove" run scenes/slope.yaml --backend cuda --steps 20 --frames none \
+            --out /tmp/alc-accept-rep$k --quiet || exit 1
+    done
+    n=0
+    for f in /tmp/alc-accept-rep1/states/*.alcs; do
+        cmp "$f" "/tmp/alc-accept-rep2/states/$(basename "$f")" || exit 1
+        n=$((n + 1))
+    done
+    rm -rf /tmp/alc-accept-rep1 /tmp/alc-accept-rep2
+    echo "$n states identical"' _ "$alcove"
+
 # each array its own allocation (ALC_CUDA_ARENA=0), so that memcheck sees an overrun of one
 # array into its neighbour in the arena (cuda/arena.h)
 for tool in memcheck racecheck synccheck initcheck; do
-    step "compute-sanitizer $tool" "sanitizer-$tool.log" \
-        env ALC_CUDA_ARENA=0 compute-sanitizer --tool "$tool" --error-exitcode 1 \
-        build/alcove_gpu_tests
+    if [ "$budget" -gt 0 ]; then
+        step "compute-sanitizer $tool (roller, 1 step)" "sanitizer-$tool.log" "$((budget * 19 / 400))" \
+            env ALC_CUDA_ARENA=0 compute-sanitizer --tool "$tool" --error-exitcode 1 \
+            "$alcove" run scenes/roller.yaml --backend cuda --steps 1 --frames none --no-states \
+            --no-checkpoint --out "/tmp/alc-accept-san-$tool" --quiet
+    else
+        step "compute-sanitizer $tool" "sanitizer-$tool.log" 0 \
+            env ALC_CUDA_ARENA=0 ALC_BUILD="$build" compute-sanitizer --tool "$tool" \
+            --error-exitcode 1 "$gputests"
+    fi
 done
-step "ptxas report sm_$cc" "ptxas-sm$cc.md" tools/ptxas-report.sh "$cc"
+if [ $prebuilt = 0 ]; then
+    step "ptxas report sm_$cc" "ptxas-sm$cc.md" 0 tools/ptxas-report.sh "$cc"
+fi
 
-# the benchmark: the full step on the device
-step "benchmark (cuda backend)" bench.log \
-    build/alcove bench --table --backend cuda --record "$out"
-# the full presets on the device, checked; one scene twice, bitwise
-step "full presets, 10 steps each, checked" full-presets.log bash -c '
-    rc=0
-    for s in scenes/*.yaml; do
-        n=$(basename "$s" .yaml)
-        build/alcove run "$s" --backend cuda --preset full --steps 10 --frames none \
-            --out "'"$out"'/probe/$n" --quiet || { echo "$n: run failed"; rc=1; continue; }
-        build/alcove check "'"$out"'/probe/$n" | tail -n 1 || rc=1
-        grep -m1 "\"memory\"\|memory" "'"$out"'/probe/$n/summary.txt" || true
-    done
-    exit $rc'
-step "reproducible (slope twice, bitwise)" reproducible.log bash -c '
-    for k in 1 2; do
-        build/alcove run scenes/slope.yaml --backend cuda --steps 20 --frames none \
-            --out "'"$out"'/probe/rep$k" --quiet || exit 1
-    done
-    for f in "'"$out"'"/probe/rep1/states/*.alcs; do
-        cmp "$f" "'"$out"'/probe/rep2/states/$(basename "$f")" || exit 1
-    done
-    echo "20 states identical"'
-rm -rf "$out/probe"
-
-{
-    echo "# GPU acceptance: $gpu"
-    echo
-    echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
-    echo "- commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-    echo "- device: $gpu, compute capability $cc, driver $driver"
-    echo "- toolkit: $(nvcc --version | tail -n 2 | head -n 1)"
-    echo "- command: tools/gpu-acceptance.sh $*"
-    echo
-    echo "| step | result | time | log |"
-    echo "|---|---|---|---|"
-    printf '%s\n' "${rows[@]}"
-} > "$out/summary.md"
+summary
 cat "$out/summary.md"
 exit $status
