@@ -23,6 +23,12 @@
 # errors; SANITIZER=address|undefined|thread; OPENMP=0 disables OpenMP in the reference backend;
 # CHOLMOD=0 builds without the reference backend's sparse direct solver (found automatically when
 # Debian's libsuitesparse-dev is installed; without it `linear_solver: direct|auto` is refused).
+# FMAD=1 lets nvcc fuse multiplies and adds in device code (its default): kernels then round
+# differently from the reference backend, whose C is built with -ffp-contract=off. The default,
+# FMAD=0 (-fmad=false), rounds every operation once as the reference does, so that the device
+# and the reference agree bit for bit wherever their sums run in the same order
+# (docs/architecture.md "Rounding: the device as the reference"; cost in
+# bench/results/nvidia-h100-80gb-hbm3/fmad.md).
 
 CUDA       ?= 1
 CUDA_HOME  ?= /usr/local/cuda
@@ -30,6 +36,7 @@ CUDA_ARCHS ?= 80 86 89 90
 CUDA_PTX   ?= 90
 SANITIZER  ?=
 WERROR     ?= 0
+FMAD       ?= 0
 OPENMP     ?= 1
 NVTX       ?= 1
 OPT        ?= -O2
@@ -50,7 +57,7 @@ DEPFLAGS = -MMD -MP
 INCLUDES = -Iinclude -Ihost
 DEFS     = -D_GNU_SOURCE -DALC_WITH_CUDA=$(CUDA) -DALC_NVTX=$(if $(filter 1,$(CUDA)),$(NVTX),0) \
            -DALC_HAVE_CHOLMOD=$(CHOLMOD)
-CFLAGS   = $(CSTD) $(OPT) -g -fPIC -fvisibility=hidden $(CWARN) $(DEPFLAGS) $(INCLUDES) $(DEFS)
+CFLAGS   = $(CSTD) $(OPT) -ffp-contract=off -g -fPIC -fvisibility=hidden $(CWARN) $(DEPFLAGS) $(INCLUDES) $(DEFS)
 CHOLMOD_LIBS = $(if $(filter 1,$(CHOLMOD)),-lcholmod)
 LDLIBS   = -lyaml -lz -lm -lpthread $(CHOLMOD_LIBS)
 
@@ -71,8 +78,11 @@ endif
 
 NVGENCODE = $(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a)) \
             -gencode arch=compute_$(CUDA_PTX),code=compute_$(CUDA_PTX)
-NVFLAGS   = -std=c++17 $(OPT) -lineinfo $(NVGENCODE) -Xcompiler -fPIC,-fvisibility=hidden,-Wall,-Wextra \
+NVFLAGS   = -std=c++17 $(OPT) -lineinfo $(NVGENCODE) -Xcompiler -fPIC,-fvisibility=hidden,-Wall,-Wextra,-ffp-contract=off \
             --Wdefault-stream-launch $(INCLUDES) $(DEFS) -MMD -MP
+ifneq ($(FMAD),1)
+NVFLAGS  += -fmad=false
+endif
 ifeq ($(WERROR),1)
 NVFLAGS  += -Werror all-warnings
 endif
@@ -123,9 +133,9 @@ EMU        = $(BUILD)/emu
 EMU_SRC    = $(sort $(wildcard emu/*.cpp))
 EMUT_CUSRC = $(sort $(wildcard tests/emu/*.cu))
 EMU_DEFS   = -D_GNU_SOURCE -DALC_WITH_CUDA=1 -DALC_NVTX=0 -DALC_EMU=1 -DALC_HAVE_CHOLMOD=$(CHOLMOD)
-EMU_CFLAGS = $(CSTD) $(OPT) -g -fPIC -fvisibility=hidden $(CWARN) $(DEPFLAGS) $(INCLUDES) $(EMU_DEFS) \
+EMU_CFLAGS = $(CSTD) $(OPT) -ffp-contract=off -g -fPIC -fvisibility=hidden $(CWARN) $(DEPFLAGS) $(INCLUDES) $(EMU_DEFS) \
              $(if $(filter 1,$(OPENMP)),-fopenmp,-Wno-unknown-pragmas) $(if $(filter 1,$(WERROR)),-Werror) $(SANFLAGS)
-EMU_CXXFLAGS = -std=c++17 $(OPT) -g -fPIC -Wall -Wextra $(DEPFLAGS) -Iemu/include $(INCLUDES) -Icuda \
+EMU_CXXFLAGS = -std=c++17 $(OPT) -ffp-contract=off -g -fPIC -Wall -Wextra $(DEPFLAGS) -Iemu/include $(INCLUDES) -Icuda \
              $(EMU_DEFS) $(if $(filter 1,$(WERROR)),-Werror)
 EMU_KFLAGS = -x c++ -include emu/cuda_emu.h $(SANFLAGS)
 EMU_THRUST = -I$(CUDA_HOME)/targets/x86_64-linux/include/cccl -DTHRUST_DEVICE_SYSTEM=THRUST_DEVICE_SYSTEM_CPP
