@@ -28,7 +28,7 @@
 # FMAD=0 (-fmad=false), rounds every operation once as the reference does, so that the device
 # and the reference agree bit for bit wherever their sums run in the same order
 # (docs/architecture.md "Rounding: the device as the reference"; cost in
-# bench/results/nvidia-h100-80gb-hbm3/fmad.md).
+# bench/results/h100-80gb-hbm3/fmad.md).
 
 CUDA       ?= 1
 CUDA_HOME  ?= /usr/local/cuda
