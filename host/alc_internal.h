@@ -61,6 +61,7 @@ struct alcSim_ {
     const alcModel* m;       // the model (not owned)
     alcSimDef def;           // copy of the def
     int backend;             // ALC_BACKEND_REF or ALC_BACKEND_CUDA
+    char deviceName[160];    // alc_simDeviceName: the CUDA device described, "" on ref
     char error[ALC_ERRLEN];  // last error message
     alciBackend be;          // backend operations and state
     int nthread;             // reference backend threads in use

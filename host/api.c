@@ -38,6 +38,11 @@ alcLoadDef alc_defaultLoadDef(void) {
 int alcu_cudaAvailable(void) {
     return 0;
 }
+int alcu_cudaDescribe(int device, char* buf, size_t n) {
+    (void)device;
+    if (buf && n > 0) buf[0] = 0;
+    return 0;
+}
 alctStatus alcg_backend_make(alcSim* sim, alciBackend* out) {
     (void)out;
     return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
@@ -125,6 +130,9 @@ alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
     if (backend == ALC_BACKEND_REF) chooseThreads(sim);
     if (backend == ALC_BACKEND_CUDA) {
         st = alcg_backend_make(sim, &sim->be);
+        if (st == ALC_OK) {
+            alcu_cudaDescribe(sim->def.device, sim->deviceName, sizeof sim->deviceName);
+        }
     } else {
         st = alcr_backend_make(sim, &sim->be);
     }
@@ -165,6 +173,10 @@ const char* alc_simBackendName(const alcSim* sim) {
     if (!sim) return "none";
     if (sim->backend != ALC_BACKEND_CUDA) return "ref";
     return alcg_device_emulated() ? "cuda-emulated" : "cuda";
+}
+
+const char* alc_simDeviceName(const alcSim* sim) {
+    return sim ? sim->deviceName : "";
 }
 
 int alc_simThreads(const alcSim* sim) {

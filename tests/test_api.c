@@ -303,10 +303,18 @@ ALC_TEST(api_cudaBackendError) {
         alct_note("%s: %s", alcu_statusString(s), alc_lastError(sim));
     }
     alc_deleteSim(sim);
-    // auto falls back to the reference backend
+    // no device described where none is usable; buf is "" then, and n = 0 writes nothing
+    char desc[160] = "x";
+    int described = alcu_cudaDescribe(0, desc, sizeof desc);
+    if (!alcu_cudaAvailable()) ENSURE(described == 0 && desc[0] == 0);
+    ENSURE(alcu_cudaDescribe(0, desc, 0) == 0);
+    ENSURE(alcu_cudaDescribe(-1, desc, sizeof desc) == 0 && desc[0] == 0);
+    // auto falls back to the reference backend, which names no device
     def.backend = ALC_BACKEND_AUTO;
     ENSURE_OK(alc_makeSim(m, &def, &sim));
     if (!alcu_cudaAvailable()) ENSURE(alc_simBackend(sim) == ALC_BACKEND_REF);
+    if (alc_simBackend(sim) == ALC_BACKEND_REF) ENSURE(alc_simDeviceName(sim)[0] == 0);
+    ENSURE(alc_simDeviceName(NULL)[0] == 0);
     alc_deleteSim(sim);
     alc_deleteModel(m);
     return ALC_TEST_PASS;

@@ -56,7 +56,9 @@ static void benchUsage(FILE* out) {
             "  --table              run the built-in benchmark table (make bench)\n"
             "  --list               list the table\n"
             "  --only NAME          run one entry of the table\n"
-            "  --record DIR         write DIR/<machine>/<name>.csv with date, machine, command\n");
+            "  --record DIR         write DIR/<machine>/<name>.csv with date, machine, command\n"
+            "                       (<machine>: the CPU and its cores, or with --backend cuda on\n"
+            "                       a GPU the GPU's name, e.g. h100-80gb-hbm3)\n");
 }
 
 typedef struct {
@@ -64,6 +66,7 @@ typedef struct {
     int ntet;
     int ok;
     const char* backend;  // alc_simBackendName of the run
+    char device[160];     // alc_simDeviceName of the run ("" on ref)
 } BenchResult;
 
 static BenchResult runOnce(const alcCliScene* s, int contact, int steps, int repeats) {
@@ -91,6 +94,7 @@ static BenchResult runOnce(const alcCliScene* s, int contact, int steps, int rep
             best.ntet = m->ntet;
             best.ok = 1;
             best.backend = alc_simBackendName(sim);
+            snprintf(best.device, sizeof best.device, "%s", alc_simDeviceName(sim));
         }
         alc_deleteSim(sim);
         alc_deleteData(d);
@@ -98,6 +102,24 @@ static BenchResult runOnce(const alcCliScene* s, int contact, int steps, int rep
         if (st != ALC_OK) return best;
     }
     return best;
+}
+
+/// The words of text up to its first comma, lower case, joined by '-': "Intel(R) Xeon(R)
+/// Processor" -> intel-r-xeon-r-processor. Returns the slug's length.
+static size_t slugOf(const char* text, char* slug, size_t ns) {
+    size_t k = 0;
+    for (const char* p = text; *p && *p != ',' && k + 1 < ns; p++) {
+        char c = *p;
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+            slug[k++] = c;
+        else if (c >= 'A' && c <= 'Z')
+            slug[k++] = (char)(c - 'A' + 'a');
+        else if (k > 0 && slug[k - 1] != '-')
+            slug[k++] = '-';
+    }
+    while (k > 0 && slug[k - 1] == '-') k--;
+    if (ns > 0) slug[k] = 0;
+    return k;
 }
 
 /// Machine description: CPU model and core count (Linux), host name.
@@ -122,19 +144,20 @@ static void machineName(char* buf, size_t n, char* slug, size_t ns) {
     struct utsname u;
     uname(&u);
     snprintf(buf, n, "%s, %ld cores, %s %s", cpu, cores, u.sysname, u.machine);
-    // slug: cpu words joined by '-', lower case
-    size_t k = 0;
-    for (const char* p = cpu; *p && k + 1 < ns; p++) {
-        char c = *p;
-        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
-            slug[k++] = c;
-        else if (c >= 'A' && c <= 'Z')
-            slug[k++] = (char)(c - 'A' + 'a');
-        else if (k > 0 && slug[k - 1] != '-')
-            slug[k++] = '-';
-    }
-    while (k > 0 && slug[k - 1] == '-') k--;
+    size_t k = slugOf(cpu, slug, ns);
     snprintf(slug + k, ns - k, "-%ldc", cores);
+}
+
+/// Where the rows run on a GPU (--backend cuda on a device, not the emulation), the machine line
+/// also names the GPU and --record files them under the GPU's name, as tools/gpu-acceptance.sh
+/// does: "NVIDIA H100 80GB HBM3, sm_90, 79.1 GiB" -> h100-80gb-hbm3.
+static void gpuMachine(int backend, char* machine, size_t n, char* slug, size_t ns) {
+    char gpu[160], g[128];
+    if (backend != ALC_BACKEND_CUDA || alcu_cudaDescribe(0, gpu, sizeof gpu) != 1) return;
+    size_t len = strlen(machine);
+    snprintf(machine + len, n - len, "; GPU: %s", gpu);
+    const char* name = strncmp(gpu, "NVIDIA ", 7) ? gpu : gpu + 7;
+    if (slugOf(name, g, sizeof g) > 0) snprintf(slug, ns, "%s", g);
 }
 
 static void printRow(FILE* out, const char* name, const alcModel* m, const alcRunStat* r) {
@@ -166,9 +189,13 @@ static int benchScene(const alcCliScene* s, const char* label, int steps, int re
             snprintf(name, sizeof name, "%s", label);
         if (i == 0 || res[i].backend != res[0].backend) {
             // an emulated CUDA run is labelled: its times are the CPU's, never a GPU timing
-            const char* note = strcmp(res[i].backend, "cuda-emulated") == 0
-                                   ? " (the SIMT emulation on the CPU: not a GPU timing)"
-                                   : "";
+            // a GPU run names its device
+            char note[256] = "";
+            if (strcmp(res[i].backend, "cuda-emulated") == 0) {
+                snprintf(note, sizeof note, " (the SIMT emulation on the CPU: not a GPU timing)");
+            } else if (res[i].device[0]) {
+                snprintf(note, sizeof note, " on %s", res[i].device);
+            }
             printf("backend: %s%s\n", res[i].backend, note);
             if (rec) fprintf(rec, "# backend: %s%s\n", res[i].backend, note);
         }
@@ -266,6 +293,7 @@ int alc_cmdBench(int argc, char** argv) {
     }
     char machine[512], slug[256];
     machineName(machine, sizeof machine, slug, sizeof slug);
+    gpuMachine(s.backend, machine, sizeof machine, slug, sizeof slug);
     if (!table) {
         if (!s.scene) {
             benchUsage(stderr);

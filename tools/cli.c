@@ -38,6 +38,16 @@ const char* alc_cliContactName(int c) {
     return c >= 0 && c < ALC_NCONTACTMODEL ? names[c] : "?";
 }
 
+const char* alc_cliBackendLabel(const alcSim* sim, char* buf, size_t n) {
+    const char* name = alc_simBackendName(sim);
+    if (!strcmp(name, "cuda") && alc_simDeviceName(sim)[0]) {
+        snprintf(buf, n, "cuda on %s", alc_simDeviceName(sim));
+    } else {
+        snprintf(buf, n, "%s", name);
+    }
+    return buf;
+}
+
 /// Value of an option given as "--opt value" or "--opt=value".
 static const char* optValue(int argc, char** argv, int* i, const char* opt) {
     size_t n = strlen(opt);

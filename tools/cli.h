@@ -51,6 +51,10 @@ int alc_cliContact(const char* name);
 /// Name of a contact model.
 const char* alc_cliContactName(int contact);
 
+/// The backend a sim runs on as the CLI prints it: "ref", "cuda-emulated", or "cuda on NVIDIA
+/// H100 80GB HBM3, sm_90, 79.1 GiB" (a timing names the GPU it was taken on). Writes buf.
+const char* alc_cliBackendLabel(const alcSim* sim, char* buf, size_t n);
+
 /// Log sink printing warnings to stderr (used by run and bench).
 void alc_cliLog(void* user, int level, const char* msg);
 

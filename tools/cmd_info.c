@@ -110,7 +110,8 @@ int alc_cmdInfo(int argc, char** argv) {
         code = ALC_EXIT_FAIL;
     } else {
         double mb = (double)alc_simMemory(sim) / 1e6;
-        printf("backend    : %s\n", alc_simBackendName(sim));
+        char label[256];
+        printf("backend    : %s\n", alc_cliBackendLabel(sim, label, sizeof label));
         if (alc_simBackend(sim) == ALC_BACKEND_REF)
             printf(
                 "threads    : %d (the cores idle now, at most one per 1024 elements; "

@@ -390,6 +390,20 @@ static int saveCheckpoint(alcSim* sim, const alcData* d, const char* path) {
     return 0;
 }
 
+/// A JSON string: quotes, backslashes and control characters escaped.
+static void jsonString(alciFile* f, const char* s) {
+    alci_file_printf(f, "\"");
+    for (const unsigned char* c = (const unsigned char*)s; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            alci_file_printf(f, "\\%c", *c);
+        else if (*c < 0x20)
+            alci_file_printf(f, "\\u%04x", *c);
+        else
+            alci_file_printf(f, "%c", *c);
+    }
+    alci_file_printf(f, "\"");
+}
+
 static int writeRunJson(const char* out, const alcCliScene* s, const alcModel* m, alcSim* sim,
                         int steps, long resumedAt, int argc, char** argv) {
     char path[4096], err[1024];
@@ -412,19 +426,15 @@ static int writeRunJson(const char* out, const alcCliScene* s, const alcModel* m
         &f, " \"vertices\": %d, \"tetrahedra\": %d, \"surface_triangles\": %d, \"bodies\": %d,\n",
         m->nvert, m->ntet, m->ntri, m->nbody);
     if (resumedAt >= 0) alci_file_printf(&f, " \"resumed_at_step\": %ld,\n", resumedAt);
+    if (alc_simDeviceName(sim)[0]) {
+        alci_file_printf(&f, " \"device\": ");
+        jsonString(&f, alc_simDeviceName(sim));
+        alci_file_printf(&f, ",\n");
+    }
     alci_file_printf(&f, " \"command\": [");
     for (int i = 0; i < argc; i++) {
-        // a JSON string: quotes, backslashes and control characters escaped
-        alci_file_printf(&f, "%s\"", i ? ", " : "");
-        for (const unsigned char* c = (const unsigned char*)argv[i]; *c; c++) {
-            if (*c == '"' || *c == '\\')
-                alci_file_printf(&f, "\\%c", *c);
-            else if (*c < 0x20)
-                alci_file_printf(&f, "\\u%04x", *c);
-            else
-                alci_file_printf(&f, "%c", *c);
-        }
-        alci_file_printf(&f, "\"");
+        if (i) alci_file_printf(&f, ", ");
+        jsonString(&f, argv[i]);
     }
     alci_file_printf(&f, "]}\n");
     if (alci_file_commit(&f, err, sizeof err) != ALC_OK) {
@@ -657,7 +667,8 @@ static int runMain(int argc, char** argv, const char* resume) {
             }
         }
     }
-    const char* backendName = alc_simBackendName(sim);
+    char backendName[256];
+    alc_cliBackendLabel(sim, backendName, sizeof backendName);
     if (!quiet) {
         fprintf(stderr,
                 "alcove: %s: %d vertices, %d tetrahedra, %d surface triangles, %d bodies; "

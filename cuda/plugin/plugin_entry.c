@@ -13,6 +13,7 @@ ALCG_PLUGIN_API int alcg_plugin_available(void);
 ALCG_PLUGIN_API int alcg_plugin_complete(void);
 ALCG_PLUGIN_API int alcg_plugin_emulated(void);
 ALCG_PLUGIN_API alctStatus alcg_plugin_backendMake(alcSim* sim, alciBackend* out);
+ALCG_PLUGIN_API int alcg_plugin_describe(int device, char* buf, size_t n);
 
 unsigned long alcg_plugin_abi(void) {
     return alci_cudaPluginAbi();
@@ -32,4 +33,8 @@ int alcg_plugin_emulated(void) {
 
 alctStatus alcg_plugin_backendMake(alcSim* sim, alciBackend* out) {
     return alcg_backend_make(sim, out);
+}
+
+int alcg_plugin_describe(int device, char* buf, size_t n) {
+    return alcu_cudaDescribe(device, buf, n);
 }

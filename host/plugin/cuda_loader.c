@@ -19,6 +19,7 @@ static int (*g_available)(void);
 static int (*g_complete)(void);
 static int (*g_emulated)(void);
 static alctStatus (*g_make)(alcSim*, alciBackend*);
+static int (*g_describe)(int, char*, size_t);
 
 static void load(void) {
     char path[4096];
@@ -47,7 +48,8 @@ static void load(void) {
     *(void**)&g_complete = dlsym(h, "alcg_plugin_complete");
     *(void**)&g_emulated = dlsym(h, "alcg_plugin_emulated");
     *(void**)&g_make = dlsym(h, "alcg_plugin_backendMake");
-    if (!abi || !g_available || !g_complete || !g_emulated || !g_make) {
+    *(void**)&g_describe = dlsym(h, "alcg_plugin_describe");
+    if (!abi || !g_available || !g_complete || !g_emulated || !g_make || !g_describe) {
         snprintf(g_why, sizeof g_why, "%.600s is not alcove's CUDA backend (entry points missing)",
                  path);
     } else if (abi() != alci_cudaPluginAbi()) {
@@ -69,6 +71,11 @@ static int loaded(void) {
 
 int alcu_cudaAvailable(void) {
     return loaded() && g_available();
+}
+
+int alcu_cudaDescribe(int device, char* buf, size_t n) {
+    if (buf && n > 0) buf[0] = 0;
+    return loaded() ? g_describe(device, buf, n) : 0;
 }
 
 int alcg_backend_complete(void) {

@@ -58,6 +58,16 @@ ALC_API const char* alcu_timerString(alctTimer timer);
 /// Any error from the CUDA runtime counts as "no device".
 ALC_API int alcu_cudaAvailable(void);
 
+/// Describes CUDA device `device` (an ordinal, as alcSimDef.device) as the CUDA runtime names
+/// it, with its compute capability and memory, e.g. "NVIDIA H100 80GB HBM3, sm_90, 79.1 GiB";
+/// in the build whose kernels run in alcove's SIMT emulation (build/emu), "SIMT emulation on the
+/// CPU, not a GPU". Benchmarks and run summaries name the device with it.
+/// @param buf receives the description, at most n bytes with its terminating NUL ("" when 0 is
+///        returned); n == 0 writes nothing.
+/// @return 1 for a device, 2 for the SIMT emulation, 0 when this build has no CUDA backend, no
+///         device is usable or the ordinal names none.
+ALC_API int alcu_cudaDescribe(int device, char* buf, size_t n);
+
 /// 1 if this build has the reference backend's sparse direct solver (CHOLMOD), which
 /// alcOption.linearSolver ALC_LINSOLVE_DIRECT and ALC_LINSOLVE_AUTO need, else 0 (alc_makeSim
 /// then refuses those settings with ALC_ERR_UNSUPPORTED).
@@ -329,6 +339,11 @@ ALC_API alctBackend alc_simBackend(const alcSim* sim);
 /// alcove's SIMT emulation on the CPU (build/emu): its timings are never GPU timings.
 /// NULL gives "none". The string is static.
 ALC_API const char* alc_simBackendName(const alcSim* sim);
+
+/// The device a sim on the cuda backend runs on, as alcu_cudaDescribe words it ("NVIDIA H100
+/// 80GB HBM3, sm_90, 79.1 GiB"); "" on the reference backend and for NULL. Owned by the sim,
+/// valid until alc_deleteSim.
+ALC_API const char* alc_simDeviceName(const alcSim* sim);
 
 /// CPU threads the reference backend's sim runs with: alcSimDef.threads when set, else the
 /// cores OpenMP offers (OMP_NUM_THREADS, or all) that the rest of the machine left idle when

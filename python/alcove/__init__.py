@@ -258,6 +258,11 @@ class Sim:
         return _lib.alc_simBackendName(self._s).decode()
 
     @property
+    def device(self):
+        """The GPU the sim runs on ("NVIDIA H100 80GB HBM3, sm_90, 79.1 GiB"); "" on "ref"."""
+        return _lib.alc_simDeviceName(self._s).decode()
+
+    @property
     def time(self):
         """Simulated time (s)."""
         return ctypes.c_double.from_address(_field(self._d, "alcData", "time")).value

@@ -76,6 +76,7 @@ def _declare(lib):
         "alc_makeSim": (c.c_int, [P, P, c.POINTER(P)]),
         "alc_deleteSim": (None, [P]),
         "alc_simBackendName": (c.c_char_p, [P]),
+        "alc_simDeviceName": (c.c_char_p, [P]),
         "alc_lastError": (c.c_char_p, [P]),
         "alc_step": (c.c_int, [P, P]),
         "alc_resetContacts": (None, [P]),

@@ -25,6 +25,7 @@ class Package(unittest.TestCase):
         self.assertEqual(m.timestep, 0.01)
         s = alcove.Sim(m, backend="ref", threads=1)
         self.assertEqual(s.x.shape, (m.nvert, 3))
+        self.assertEqual((s.backend, s.device), ("ref", ""))
         s.step(20)
         self.assertEqual(s.steps, 20)
         self.assertAlmostEqual(s.time, 0.2, places=12)
