@@ -115,20 +115,28 @@ int alcr_bsr_find(const alcrBsr* A, int i, int j) {
     return -1;
 }
 
+/// Block row i of y = A x.
+static inline void spmvRow(const alcrBsr* A, const double* x, double* y, int i) {
+    double s0 = 0, s1 = 0, s2 = 0;
+    for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+        const double* b = A->val + 9 * k;
+        const double* xj = x + 3 * A->col[k];
+        s0 += b[0] * xj[0] + b[1] * xj[1] + b[2] * xj[2];
+        s1 += b[3] * xj[0] + b[4] * xj[1] + b[5] * xj[2];
+        s2 += b[6] * xj[0] + b[7] * xj[1] + b[8] * xj[2];
+    }
+    y[3 * i] = s0;
+    y[3 * i + 1] = s1;
+    y[3 * i + 2] = s2;
+}
+
 void alcr_bsr_spmv(const alcrBsr* A, const double* x, double* y) {
-#pragma omp parallel for schedule(static) if (A->n > ALCR_PAR_MIN)
-    for (int i = 0; i < A->n; i++) {
-        double s0 = 0, s1 = 0, s2 = 0;
-        for (int k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
-            const double* b = A->val + 9 * k;
-            const double* xj = x + 3 * A->col[k];
-            s0 += b[0] * xj[0] + b[1] * xj[1] + b[2] * xj[2];
-            s1 += b[3] * xj[0] + b[4] * xj[1] + b[5] * xj[2];
-            s2 += b[6] * xj[0] + b[7] * xj[1] + b[8] * xj[2];
-        }
-        y[3 * i] = s0;
-        y[3 * i + 1] = s1;
-        y[3 * i + 2] = s2;
+    if (A->n > ALCR_PAR_MIN) {
+#pragma omp parallel for schedule(static)
+        for (int i = 0; i < A->n; i++) spmvRow(A, x, y, i);
+    } else {
+        // small matrices without a parallel region: PCG calls this once per iteration
+        for (int i = 0; i < A->n; i++) spmvRow(A, x, y, i);
     }
 }
 

@@ -6,14 +6,21 @@
 #include <math.h>
 #include <string.h>
 
+/// Block row i of z = Minv r.
+static inline void precondRow(const double* Minv, const double* r, double* z, int i) {
+    const double* M = Minv + 9 * i;
+    const double* ri = r + 3 * i;
+    z[3 * i] = M[0] * ri[0] + M[1] * ri[1] + M[2] * ri[2];
+    z[3 * i + 1] = M[3] * ri[0] + M[4] * ri[1] + M[5] * ri[2];
+    z[3 * i + 2] = M[6] * ri[0] + M[7] * ri[1] + M[8] * ri[2];
+}
+
 static void applyPrecond(int n, const double* Minv, const double* r, double* z) {
-#pragma omp parallel for schedule(static) if (n > ALCR_PAR_MIN)
-    for (int i = 0; i < n; i++) {
-        const double* M = Minv + 9 * i;
-        const double* ri = r + 3 * i;
-        z[3 * i] = M[0] * ri[0] + M[1] * ri[1] + M[2] * ri[2];
-        z[3 * i + 1] = M[3] * ri[0] + M[4] * ri[1] + M[5] * ri[2];
-        z[3 * i + 2] = M[6] * ri[0] + M[7] * ri[1] + M[8] * ri[2];
+    if (n > ALCR_PAR_MIN) {
+#pragma omp parallel for schedule(static)
+        for (int i = 0; i < n; i++) precondRow(Minv, r, z, i);
+    } else {
+        for (int i = 0; i < n; i++) precondRow(Minv, r, z, i);  // no parallel region: see spmv
     }
 }
 
