@@ -8,10 +8,11 @@
 //       tests)
 //
 // kmin is alcOption.kmin, the fewest outer iterations per step: 6 by default with friction (the
-// AL paper's K_min); 2 and 1 hold the cube as well here in fewer Newton iterations, and
-// `build/grasp 0.5 3 0.5 1 1` runs 3 s in under 3 s of one core (bench/results/amd-epyc-2c/grasp.md). reuse = 1 sets alcOption.hessianReuse: the elastic
-// Hessian once per step instead of at every Newton iteration, about 30 % less solver time here
-// for the same grip (reference backend only; same file). rigid = 1 makes the fingers rigid
+// AL paper's K_min); 2 and 1 hold the cube as well here in fewer Newton iterations. reuse = 1
+// sets alcOption.hessianReuse: the elastic Hessian once per step instead of at every Newton
+// iteration, about 30 % less solver time here for the same grip (reference backend only).
+// `build/grasp 0.5 3 0.5 1 1` simulates its 3 s in under 3 s of one core's solver time
+// (bench/results/amd-epyc-2c/grasp.md). rigid = 1 makes the fingers rigid
 // bodies (ALC_BODY_RIGID, issue 17), each driven as one pose: six DOFs in place of a stiff
 // elastic mesh.
 //
