@@ -26,11 +26,12 @@
 # Exit status 0 only when every step passed; a step stopped by its time limit is "timed out",
 # which is not a pass.
 #
-# Options, for a lent machine on a clock (tools/README or docs/architecture.md):
-#   --prebuilt        the binaries in $BUILD (default build) were built elsewhere by
-#                     `make WERROR=1 BUILD=$BUILD all $BUILD/alcove_gpu_tests` with the same
-#                     toolkit; step 1 checks they carry sm_<cc> code instead of building (the
-#                     lent machine may lack the -dev packages)
+# Options, for a lent machine on a clock (docs/architecture.md, "What only a device can show"):
+#   --prebuilt        the binaries in $BUILD (default build) were built elsewhere with the same
+#                     toolkit and WERROR=1 (tools/gpu-bundle.sh builds them and gathers the
+#                     libraries they link); step 1 checks they carry sm_<cc> code and that
+#                     every library resolves, instead of building (the lent machine may lack
+#                     the -dev packages)
 #   --budget S        give each step a share of S seconds of wall time: tests 18 %, benchmark
 #                     25 %, full presets 42 %, reproducibility 3 %, each sanitizer 3 %. On an H100
 #                     with S = 340 the tests took 48 s, the benchmark 64 s, the full presets were
