@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The IPC paper's examples as a benchmark (issue 14): import every script of a checkout of the
-# public IPC repository (ipc-sim/IPC, input/paperExamples/*.txt) with `alcove import-ipc`, run
+# public IPC repository (ipc-sim/IPC, input/paperExamples/*.txt and the Erleben tests and
+# scalability scripts in its subfolders 11_erleben/ and 21_scalability/) with `alcove import-ipc`, run
 # it on the reference backend, check every saved state with `alcove check`, and print one
 # Markdown table row per example beside the IPC paper's Fig. 23 figures (seconds and Newton
 # iterations per step on the paper's machines).
 #
 # usage: tools/ipc-examples.sh IPC_DIR [options] [NAME ...]
 #   IPC_DIR        a checkout of https://github.com/ipc-sim/IPC (its input/ folder is read)
-#   NAME ...       only these examples (script stems, e.g. 7_masonryArch); default: all
+#   NAME ...       only these examples (script stems, e.g. 7_masonryArch or spikeCrackCO, or
+#                  the folder's scripts by its name, e.g. 11_erleben); default: all
 #   --small        only the small examples (the ones `make bench IPC_DIR=...` runs)
 #   --steps N      run N steps instead of each scene's full duration
 #   --out DIR      working folder (default: build/ipc-examples): scenes/, runs/, table.md
@@ -62,8 +64,9 @@ if [ ! -x "$ALCOVE" ]; then
     exit 2
 fi
 
-# small examples: a few thousand tetrahedra at most, whole runs of minutes on 2 cores
-SMALL_SET="10_tetTet 10_tetSlots 10_cubeStack 12_largeMassRatio"
+# small examples: a few thousand tetrahedra at most, whole runs of minutes on 2 cores; the ten
+# Erleben tests (11_erleben/, a few hundred tetrahedra dragged against obstacles) take seconds
+SMALL_SET="10_tetTet 10_tetSlots 10_cubeStack 12_largeMassRatio 11_erleben"
 
 # IPC paper, Fig. 23 (seconds per step, Newton iterations per step, machine A-D of the paper)
 fig23() {
@@ -94,19 +97,34 @@ TABLE="$OUT/table.md"
 } > "$TABLE"
 cat "$TABLE"
 
+# wanted NAME FOLDER: whether the command line names this script (its stem, FOLDER/stem, or
+# its folder)
+wanted() {
+    local n
+    for n in "${NAMES[@]}"; do
+        if [ "$n" = "$1" ]; then return 0; fi
+        if [ -n "$2" ] && { [ "$n" = "$2" ] || [ "$n" = "$2/$1" ]; }; then return 0; fi
+    done
+    return 1
+}
+
 status=0
-for script in "$IPC_DIR"/input/paperExamples/*.txt; do
+for script in "$IPC_DIR"/input/paperExamples/*.txt "$IPC_DIR"/input/paperExamples/*/*.txt; do
+    [ -f "$script" ] || continue
     name=$(basename "$script" .txt)
+    # the folder of a script in a subfolder (11_erleben, 21_scalability), else ""
+    folder=$(basename "$(dirname "$script")")
+    [ "$folder" = paperExamples ] && folder=""
     if [ ${#NAMES[@]} -gt 0 ]; then
-        case " ${NAMES[*]} " in *" $name "*) ;; *) continue ;; esac
+        wanted "$name" "$folder" || continue
     elif [ "$SMALL" = 1 ]; then
-        case " $SMALL_SET " in *" $name "*) ;; *) continue ;; esac
+        case " $SMALL_SET " in *" $name "* | *" ${folder:-none} "*) ;; *) continue ;; esac
     fi
     IFS='|' read -r ipcT ipcN <<< "$(fig23 "$name")"
     log="$OUT/scenes/$name.import.log"
     if ! "$ALCOVE" import-ipc "$script" --ipc-root "$IPC_DIR" --out "$OUT/scenes" -q > "$log" 2>&1; then
         why=$(grep -m1 -v '^$' "$log" | sed 's/.*error: //; s/|/\\|/g' | cut -c1-120)
-        row="| $name | - | not imported: $why | | | | | | $ipcT | $ipcN |"
+        row="| ${folder:+$folder/}$name | - | not imported: $why | | | | | | $ipcT | $ipcN |"
         echo "$row" | tee -a "$TABLE"
         continue
     fi
@@ -155,7 +173,7 @@ for script in "$IPC_DIR"/input/paperExamples/*.txt; do
     tets=$(grep -m1 -o '[0-9]* tetrahedra' "$run.check" | cut -d' ' -f1)
     [ -n "$missing" ] && verdict="$verdict; importer: $missing"
     if [ -n "$want" ] && [ "$n" != "$want" ]; then n="$n of $want"; else n="$n (all)"; fi
-    row="| $name | ${tets:--} | $n | $nw | $ts | $cc | $cap | $verdict | $ipcT | $ipcN |"
+    row="| ${folder:+$folder/}$name | ${tets:--} | $n | $nw | $ts | $cc | $cap | $verdict | $ipcT | $ipcN |"
     echo "$row" | tee -a "$TABLE"
 done
 echo "table: $TABLE"
