@@ -449,8 +449,8 @@ extern "C" alctStatus alcg_friction_assemble(alcgFriction* F, alcgFric* d_fric, 
     if (!d_fric || !d_xt || !d_xhat || !d_kin || !d_g) {
         return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "NULL array");
     }
-    st = alcg_memset(s, F->d_count, 0, sizeof(int));
-    if (st == ALC_OK) st = alcg_memset(s, F->d_count + 2, 0, sizeof(int));
+    // [0] missing blocks and [2] secant pairs, cleared together ([1] is cleared where it is used)
+    st = alcg_memset(s, F->d_count, 0, sizeof(int) * 3);
     if (st != ALC_OK) return st;
     {
         double eps = fp->frictionEpsV * fp->h, h2 = fp->h * fp->h;
@@ -463,11 +463,14 @@ extern "C" alctStatus alcg_friction_assemble(alcgFriction* F, alcgFric* d_fric, 
                     d_kin, F->nvert, *A, d_g, F->d_count);
         ALCG_LAUNCH_CHECK(s);
     }
-    if (nsecant) {
-        st = alcg_download(s, nsecant, F->d_count + 2, sizeof(int));
+    if (missing || nsecant) {
+        // both counts in one read (one synchronization)
+        int counts[3];
+        st = alcg_download(s, counts, F->d_count, sizeof counts);
         if (st != ALC_OK) return st;
+        if (missing) *missing = counts[0];
+        if (nsecant) *nsecant = counts[2];
     }
-    if (missing) return alcg_download(s, missing, F->d_count, sizeof(int));
     return ALC_OK;
 fail:
     return ALC_ERR_CUDA;
