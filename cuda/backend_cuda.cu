@@ -70,6 +70,7 @@ struct Backend {
     double* d_Minv;
     void* d_pcgTemp;
     size_t pcgBytes;
+    int pcgOneBlockRows;  // alcg_pcg_solveRows' crossover (ALC_CUDA_PCG_ONE_BLOCK_ROWS)
     void* d_boundTemp;
     size_t boundBytes;
     double* d_red;  // norms scratch
@@ -361,8 +362,9 @@ alctStatus opSolve(void* be, double tol, int maxIter, alciSolveOut* out) {
     alctStatus st = alcg_bsr_blockJacobi(&B->A, B->d_Minv, s);
     if (st == ALC_OK) st = alcg_stepVec_scale(B->N, -1.0, B->d_g, B->d_rhs, s);
     if (st == ALC_OK) {
-        st = alcg_pcg_solve(&B->A, B->d_Minv, B->d_rhs, B->d_p, tol, maxIter, &out->iters,
-                            &out->converged, B->d_pcgTemp, &tb, s);
+        st =
+            alcg_pcg_solveRows(&B->A, B->d_Minv, B->d_rhs, B->d_p, tol, maxIter, B->pcgOneBlockRows,
+                               &out->iters, &out->converged, B->d_pcgTemp, &tb, s);
     }
     if (st == ALC_OK && B->compDirty) {
         st = alcg_momentum_label(&B->M, &B->A, B->d_kin, s);
@@ -927,6 +929,20 @@ extern "C" alctStatus alcg_backend_make(alcSim* sim, alciBackend* out) {
     B->n = m->nvert;
     B->N = 3 * m->nvert;
     B->h = m->opt.timestep;
+    // ALC_CUDA_PCG_ONE_BLOCK_ROWS: PCG's one-block crossover (cuda/pcg.h), for measuring it
+    B->pcgOneBlockRows = ALCG_PCG_ONE_BLOCK_ROWS;
+    const char* rowsEnv = getenv("ALC_CUDA_PCG_ONE_BLOCK_ROWS");
+    if (rowsEnv && *rowsEnv) {
+        char* endp = NULL;
+        long v = strtol(rowsEnv, &endp, 10);
+        if (*endp || v < 0 || v > ALCG_PCG_ONE_BLOCK_MAX_ROWS) {
+            free(B);
+            return ALC_ERROR(sim, ALC_ERR_INVALID_ARG,
+                             "ALC_CUDA_PCG_ONE_BLOCK_ROWS=%s: expected an integer from 0 to %d",
+                             rowsEnv, ALCG_PCG_ONE_BLOCK_MAX_ROWS);
+        }
+        B->pcgOneBlockRows = (int)v;
+    }
     if (alcg_stream_make(&B->s) != ALC_OK) {
         alctStatus st = ALC_ERROR(sim, ALC_ERR_CUDA, "cuda backend: %s", B->s.err);
         free(B);

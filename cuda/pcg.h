@@ -15,21 +15,32 @@
 extern "C" {
 #endif
 
-/// Iterations queued between two host reads of the solver's state. The device stops itself
-/// (every kernel of a finished solve returns at once), so iters, converged and x are those of
-/// a check after every iteration; a larger value trades idle launches for fewer round trips.
+/// Iterations queued between two host reads of the solver's state on the grid path. The device
+/// stops itself (every kernel of a finished solve returns at once), so iters, converged and x
+/// are those of a check after every iteration; a larger value trades idle launches for fewer
+/// round trips.
 #define ALCG_PCG_CHECK_EVERY 8
+
+/// Block rows up to which alcg_pcg_solve runs the whole solve in one launch of one block
+/// (the one-block path); larger matrices take the grid path. Set from the H100's measurements
+/// (bench/results/h100-80gb-hbm3/pcg-paths.md).
+#define ALCG_PCG_ONE_BLOCK_ROWS 2048
+/// The most block rows the one-block path takes (its block sums live in shared memory).
+#define ALCG_PCG_ONE_BLOCK_MAX_ROWS 16384
 
 /// Solve A x = b (A symmetric positive definite) from x = 0 until ||r|| <= tol ||b||, as
 /// alcr_pcg_solve: the same iteration, stopping rule and counts (iters = iterations whose
 /// update was applied; b = 0 gives x = 0, iters 0, converged 1; a direction with p.Ap <= 0
 /// stops with converged 0 and the iterations before it; maxIter reached gives converged 0).
-/// Scalars stay on the device; the host reads the state (48 bytes) once per
-/// ALCG_PCG_CHECK_EVERY iterations and once at the end. Per iteration five launches: q = A p
-/// with the block sums of p.q; alpha; x += alpha p, r -= alpha q, z = Minv r with the block sums
-/// of r.r and r.z; the stopping test and beta; p = z + beta p. Dot products are fixed-shape tree
-/// reductions (per block, then one block over the block sums), so the result is bitwise
-/// reproducible run to run; their order differs from the reference's blocked serial sums.
+/// Scalars stay on the device. Two paths with bitwise the same results:
+///   - one block (A->n <= ALCG_PCG_ONE_BLOCK_ROWS): one launch for the whole solve, the host
+///     reads the state (48 bytes) once at the end;
+///   - grid: three launches per iteration (q = A p with p.q and alpha; x += alpha p,
+///     r -= alpha q, z = Minv r with r.r, r.z, the stopping test and beta; p = z + beta p), the
+///     host reads the state once per ALCG_PCG_CHECK_EVERY iterations and once at the end.
+/// Dot products are fixed-shape tree reductions (per chunk of ALCG_BLOCK rows, then over the
+/// chunk sums), so the result is bitwise reproducible run to run and from one path to the
+/// other; their order differs from the reference's blocked serial sums.
 /// @param[in]  A           matrix (n block rows)
 /// @param[in]  d_Minv      inverse diagonal blocks (n x 9), e.g. from alcg_bsr_blockJacobi
 ///                         [device]
@@ -49,6 +60,13 @@ extern "C" {
 alctStatus alcg_pcg_solve(const alcgBsr* A, const double* d_Minv, const double* d_b, double* d_x,
                           double tol, int maxIter, int* iters, int* converged, void* d_temp,
                           size_t* temp_bytes, alcgStream* s);
+
+/// alcg_pcg_solve with the one-block path taken where A->n <= oneBlockRows (and
+/// <= ALCG_PCG_ONE_BLOCK_MAX_ROWS): 0 always takes the grid path. For the tests that hold the
+/// two paths to the same bits, and for measuring the crossover (ALC_CUDA_PCG_ONE_BLOCK_ROWS).
+alctStatus alcg_pcg_solveRows(const alcgBsr* A, const double* d_Minv, const double* d_b,
+                              double* d_x, double tol, int maxIter, int oneBlockRows, int* iters,
+                              int* converged, void* d_temp, size_t* temp_bytes, alcgStream* s);
 
 #ifdef __cplusplus
 }

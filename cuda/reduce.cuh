@@ -58,22 +58,33 @@ __device__ __forceinline__ T alcg_warpSum(T v) {
     return alcg_warpReduce(v, alcgOpSum());
 }
 
-/// Reduce v over the block with op (identity: the neutral element); the result is valid in
-/// thread 0. smem: ALCG_WARP elements of __shared__ scratch (see the file comment).
+/// Reduce v with op within each aligned group of `group` consecutive threads (a whole number of
+/// warps that divides blockDim.x); the result is valid in each group's first thread. The tree
+/// is that of alcg_blockReduce over a block of `group` threads, so one block of k groups
+/// reproduces the reductions of k such blocks bit for bit. smem: ALCG_WARP elements of
+/// __shared__ scratch (see the file comment).
 template <typename T, typename Op>
-__device__ __forceinline__ T alcg_blockReduce(T v, Op op, T identity, T* smem) {
+__device__ __forceinline__ T alcg_groupReduce(T v, Op op, T identity, T* smem, int group) {
     int lane = (int)threadIdx.x % ALCG_WARP, warp = (int)threadIdx.x / ALCG_WARP;
-    int nwarp = ((int)blockDim.x + ALCG_WARP - 1) / ALCG_WARP;
-    // each warp to one value, then the first warp over those
+    int gwarp = group / ALCG_WARP;
+    // each warp to one value, then each group's first warp over its group's values
     v = alcg_warpReduce(v, op);
     if (lane == 0) smem[warp] = v;
     __syncthreads();
-    if (warp == 0) {
-        v = lane < nwarp ? smem[lane] : identity;
+    if (warp % gwarp == 0) {
+        v = lane < gwarp ? smem[warp + lane] : identity;
         v = alcg_warpReduce(v, op);
     }
     __syncthreads();
     return v;
+}
+
+/// Reduce v over the block with op (identity: the neutral element); the result is valid in
+/// thread 0. smem: ALCG_WARP elements of __shared__ scratch (see the file comment).
+template <typename T, typename Op>
+__device__ __forceinline__ T alcg_blockReduce(T v, Op op, T identity, T* smem) {
+    int nwarp = ((int)blockDim.x + ALCG_WARP - 1) / ALCG_WARP;
+    return alcg_groupReduce(v, op, identity, smem, nwarp * ALCG_WARP);
 }
 
 template <typename T>
@@ -83,6 +94,10 @@ __device__ __forceinline__ T alcg_blockMin(T v, T identity, T* smem) {
 template <typename T>
 __device__ __forceinline__ T alcg_blockSum(T v, T* smem) {
     return alcg_blockReduce(v, alcgOpSum(), (T)0, smem);
+}
+template <typename T>
+__device__ __forceinline__ T alcg_groupSum(T v, T* smem, int group) {
+    return alcg_groupReduce(v, alcgOpSum(), (T)0, smem, group);
 }
 
 /// ONE block: *d_out = the sum of d_partial[0 .. n) (the per-block partials of a multi-block

@@ -5,7 +5,7 @@
 // max(1e-8, tol) relative (the reference is rerun for exactly the device's iteration count when
 // the counts differ, so both compare the same iterate) and true residuals within 1.5 tol; the
 // iteration cap (converged 0), b = 0, an indefinite matrix (p.Ap <= 0), and run-to-run bitwise
-// reproducibility.
+// reproducibility, and the one-block path bitwise equal to the grid path.
 #include "../../cuda/pcg.h"
 #include "../test_macros.h"
 #include "bsr_fixture.h"
@@ -112,18 +112,24 @@ static int compareSolve(Dev* D, const alcrBsr* H, const double* b, double tol, i
                    "%s tol %g: true residual %.3g of ||b||", label, tol, sqrt(rr / bb));
         free(q);
     }
-    // run to run: bit for bit
-    int it2 = -1, conv2 = -1;
-    double* xd2 = (double*)malloc(sizeof(double) * ((size_t)N + 1));
-    ENSURE(xd2);
-    ENSURE_OK(alcg_pcg_solve(&D->A, D->d_Minv, D->d_b, D->d_x, tol, maxIter, &it2, &conv2,
-                             D->d_temp, &D->tempBytes, &D->s));
-    ENSURE_OK(alcg_download(&D->s, xd2, D->d_x, sizeof(double) * (size_t)N));
-    ENSURE_MSG(it2 == itD && conv2 == convD && memcmp(xd, xd2, sizeof(double) * (size_t)N) == 0,
-               "%s: two solves differ", label);
+    // run to run, and the one-block path against the grid path: bit for bit
+    int oneBlock = H->n <= ALCG_PCG_ONE_BLOCK_ROWS;
+    for (int pass = 0; pass < 2; pass++) {
+        int rows = pass == 0 ? ALCG_PCG_ONE_BLOCK_ROWS : oneBlock ? 0 : ALCG_PCG_ONE_BLOCK_MAX_ROWS;
+        if (pass == 1 && H->n > ALCG_PCG_ONE_BLOCK_MAX_ROWS) break;
+        int it2 = -1, conv2 = -1;
+        double* xd2 = (double*)malloc(sizeof(double) * ((size_t)N + 1));
+        ENSURE(xd2);
+        ENSURE_OK(alcg_pcg_solveRows(&D->A, D->d_Minv, D->d_b, D->d_x, tol, maxIter, rows, &it2,
+                                     &conv2, D->d_temp, &D->tempBytes, &D->s));
+        ENSURE_OK(alcg_download(&D->s, xd2, D->d_x, sizeof(double) * (size_t)N));
+        ENSURE_MSG(it2 == itD && conv2 == convD && memcmp(xd, xd2, sizeof(double) * (size_t)N) == 0,
+                   "%s: %s", label,
+                   pass == 0 ? "two solves differ" : "the one-block and the grid path differ");
+        free(xd2);
+    }
     *iters = itD;
     free(xd);
-    free(xd2);
     return ALC_TEST_PASS;
 }
 
@@ -161,8 +167,8 @@ ALC_TEST(pcg_scenes) {
 }
 
 ALC_TEST(pcg_random) {
-    static const int sizes[] = {1, 5, 600, 3000};
-    for (int k = 0; k < 4; k++) {
+    static const int sizes[] = {1, 5, 600, 1300, 3000};
+    for (int k = 0; k < 5; k++) {
         alcrBsr H;
         char label[32];
         snprintf(label, sizeof label, "random n %d", sizes[k]);
@@ -179,7 +185,9 @@ ALC_TEST(pcg_random) {
     return ALC_TEST_PASS;
 }
 
-ALC_TEST(pcg_edges) {
+/// The iteration cap, no iteration, b = 0, an indefinite matrix and the empty system on the
+/// path `rows` selects (alcg_pcg_solveRows).
+static int edgeCases(int rows) {
     alcrBsr H;
     Dev D;
     int n = 200, N = 3 * n, it = -1, conv = -1, itR = 0;
@@ -195,21 +203,22 @@ ALC_TEST(pcg_edges) {
     for (int cap = 0; cap <= 11; cap += 11) {
         int m = cap ? cap : 3;
         int convR = alcr_pcg_solve(&H, D.Minv, b, D.x, 1e-12, m, D.work, &itR);
-        ENSURE_OK(alcg_pcg_solve(&D.A, D.d_Minv, D.d_b, D.d_x, 1e-12, m, &it, &conv, D.d_temp,
-                                 &D.tempBytes, &D.s));
-        ENSURE_MSG(conv == 0 && convR == 0 && it == m && itR == m, "cap %d: %d iterations", m, it);
+        ENSURE_OK(alcg_pcg_solveRows(&D.A, D.d_Minv, D.d_b, D.d_x, 1e-12, m, rows, &it, &conv,
+                                     D.d_temp, &D.tempBytes, &D.s));
+        ENSURE_MSG(conv == 0 && convR == 0 && it == m && itR == m, "rows %d, cap %d: %d iterations",
+                   rows, m, it);
         ENSURE_OK(alcg_download(&D.s, xd, D.d_x, sizeof(double) * (size_t)N));
         ENSURE(relDiff(xd, D.x, N) <= 1e-12 * alct_tolScale());
     }
     // no iteration allowed
-    ENSURE_OK(alcg_pcg_solve(&D.A, D.d_Minv, D.d_b, D.d_x, 1e-8, 0, &it, &conv, D.d_temp,
-                             &D.tempBytes, &D.s));
+    ENSURE_OK(alcg_pcg_solveRows(&D.A, D.d_Minv, D.d_b, D.d_x, 1e-8, 0, rows, &it, &conv, D.d_temp,
+                                 &D.tempBytes, &D.s));
     ENSURE(it == 0 && conv == 0);
     // b = 0: x = 0 at once, converged
     memset(b, 0, sizeof(double) * (size_t)N);
     ENSURE_OK(alcg_upload(&D.s, D.d_b, b, sizeof(double) * (size_t)N));
-    ENSURE_OK(alcg_pcg_solve(&D.A, D.d_Minv, D.d_b, D.d_x, 1e-8, 100, &it, &conv, D.d_temp,
-                             &D.tempBytes, &D.s));
+    ENSURE_OK(alcg_pcg_solveRows(&D.A, D.d_Minv, D.d_b, D.d_x, 1e-8, 100, rows, &it, &conv,
+                                 D.d_temp, &D.tempBytes, &D.s));
     ENSURE_OK(alcg_download(&D.s, xd, D.d_x, sizeof(double) * (size_t)N));
     ENSURE(it == 0 && conv == 1);
     for (int i = 0; i < N; i++) ENSURE(xd[i] == 0);
@@ -220,17 +229,17 @@ ALC_TEST(pcg_edges) {
     for (int i = 0; i < N; i++) b[i] = alct_rnd(&seed);
     ENSURE_OK(alcg_upload(&D.s, D.d_b, b, sizeof(double) * (size_t)N));
     int convR = alcr_pcg_solve(&H, D.Minv, b, D.x, 1e-8, 100, D.work, &itR);
-    ENSURE_OK(alcg_pcg_solve(&D.A, D.d_Minv, D.d_b, D.d_x, 1e-8, 100, &it, &conv, D.d_temp,
-                             &D.tempBytes, &D.s));
-    ENSURE_MSG(conv == convR && it == itR, "indefinite: %d iterations (%d), host %d (%d)", it, conv,
-               itR, convR);
+    ENSURE_OK(alcg_pcg_solveRows(&D.A, D.d_Minv, D.d_b, D.d_x, 1e-8, 100, rows, &it, &conv,
+                                 D.d_temp, &D.tempBytes, &D.s));
+    ENSURE_MSG(conv == convR && it == itR, "rows %d, indefinite: %d iterations (%d), host %d (%d)",
+               rows, it, conv, itR, convR);
     // the empty system
     alcrBsr E;
     Dev D0;
     ENSURE(alct_bsrRandom(&E, 0, 10, 1, 1));
     ENSURE(devMake(&D0, &E) == ALC_TEST_PASS);
-    ENSURE_OK(alcg_pcg_solve(&D0.A, D0.d_Minv, D0.d_b, D0.d_x, 1e-8, 100, &it, &conv, D0.d_temp,
-                             &D0.tempBytes, &D0.s));
+    ENSURE_OK(alcg_pcg_solveRows(&D0.A, D0.d_Minv, D0.d_b, D0.d_x, 1e-8, 100, rows, &it, &conv,
+                                 D0.d_temp, &D0.tempBytes, &D0.s));
     ENSURE(it == 0 && conv == 1);
     devFree(&D0);
     alcr_bsr_free(&E);
@@ -239,4 +248,11 @@ ALC_TEST(pcg_edges) {
     free(b);
     free(xd);
     return ALC_TEST_PASS;
+}
+
+ALC_TEST(pcg_edges) {
+    // the grid path, then the one-block path
+    int r = edgeCases(0);
+    if (r == ALC_TEST_PASS) r = edgeCases(ALCG_PCG_ONE_BLOCK_MAX_ROWS);
+    return r;
 }
