@@ -70,7 +70,7 @@ struct Backend {
     double* d_Minv;
     void* d_pcgTemp;
     size_t pcgBytes;
-    int pcgOneBlockRows;  // alcg_pcg_solveRows' crossover (ALC_CUDA_PCG_ONE_BLOCK_ROWS)
+    int pcgOneBlockRows;  // alcg_pcg_solveWith's crossover (ALC_CUDA_PCG_ONE_BLOCK_ROWS)
     void* d_boundTemp;
     size_t boundBytes;
     double* d_red;  // norms scratch
@@ -363,8 +363,8 @@ alctStatus opSolve(void* be, double tol, int maxIter, alciSolveOut* out) {
     if (st == ALC_OK) st = alcg_stepVec_scale(B->N, -1.0, B->d_g, B->d_rhs, s);
     if (st == ALC_OK) {
         st =
-            alcg_pcg_solveRows(&B->A, B->d_Minv, B->d_rhs, B->d_p, tol, maxIter, B->pcgOneBlockRows,
-                               &out->iters, &out->converged, B->d_pcgTemp, &tb, s);
+            alcg_pcg_solveWith(&B->A, B->d_Minv, B->d_rhs, B->d_p, tol, maxIter, B->pcgOneBlockRows,
+                               B->d_kin, &out->iters, &out->converged, B->d_pcgTemp, &tb, s);
     }
     if (st == ALC_OK && B->compDirty) {
         st = alcg_momentum_label(&B->M, &B->A, B->d_kin, s);

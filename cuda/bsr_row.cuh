@@ -9,31 +9,47 @@
 
 #include <cuda_runtime.h>
 
+/// s += B x for one stored 3x3 block B (row-major), each component summed as alcr_bsr_spmv
+/// sums it.
+__device__ __forceinline__ void alcg_bsrBlockMulAdd(const double* b, const double* x, double* s) {
+    s[0] += b[0] * x[0] + b[1] * x[1] + b[2] * x[2];
+    s[1] += b[3] * x[0] + b[4] * x[1] + b[5] * x[2];
+    s[2] += b[6] * x[0] + b[7] * x[1] + b[8] * x[2];
+}
+
 /// (A x)_i into y[0..2]: the lower blocks A_ki^T x_k (k < i, through the transpose index),
 /// then the stored row A_ij x_j (j >= i), i.e. every block of row i in ascending column order,
 /// each block's products summed as alcr_bsr_spmv sums them.
 __device__ __forceinline__ void alcg_bsrRowMul(const alcgBsr& A, const double* x, int i,
                                                double* y) {
-    double s0 = 0, s1 = 0, s2 = 0;
+    double s[3] = {0, 0, 0};  // registers: y may be global memory
     // lower triangle: row i of A^T's strictly upper part
     for (int t = A.d_trowptr[i]; t < A.d_trowptr[i + 1]; t++) {
         const double* b = A.d_val + 9 * A.d_tblk[t];
         const double* xk = x + 3 * A.d_trow[t];
-        s0 += b[0] * xk[0] + b[3] * xk[1] + b[6] * xk[2];
-        s1 += b[1] * xk[0] + b[4] * xk[1] + b[7] * xk[2];
-        s2 += b[2] * xk[0] + b[5] * xk[1] + b[8] * xk[2];
+        s[0] += b[0] * xk[0] + b[3] * xk[1] + b[6] * xk[2];
+        s[1] += b[1] * xk[0] + b[4] * xk[1] + b[7] * xk[2];
+        s[2] += b[2] * xk[0] + b[5] * xk[1] + b[8] * xk[2];
     }
     // diagonal and upper triangle
     for (int k = A.d_rowptr[i]; k < A.d_rowptr[i + 1]; k++) {
-        const double* b = A.d_val + 9 * k;
-        const double* xj = x + 3 * A.d_col[k];
-        s0 += b[0] * xj[0] + b[1] * xj[1] + b[2] * xj[2];
-        s1 += b[3] * xj[0] + b[4] * xj[1] + b[5] * xj[2];
-        s2 += b[6] * xj[0] + b[7] * xj[1] + b[8] * xj[2];
+        alcg_bsrBlockMulAdd(A.d_val + 9 * k, x + 3 * A.d_col[k], s);
     }
-    y[0] = s0;
-    y[1] = s1;
-    y[2] = s2;
+    y[0] = s[0];
+    y[1] = s[1];
+    y[2] = s[2];
+}
+
+/// (A x)_i of a row whose blocks but the diagonal are all zero: the diagonal block alone, first
+/// in the stored row, summed as alcg_bsrRowMul sums it (the same value, up to the sign of a
+/// zero).
+__device__ __forceinline__ void alcg_bsrDiagMul(const alcgBsr& A, const double* x, int i,
+                                                double* y) {
+    double s[3] = {0, 0, 0};
+    alcg_bsrBlockMulAdd(A.d_val + 9 * A.d_rowptr[i], x + 3 * i, s);
+    y[0] = s[0];
+    y[1] = s[1];
+    y[2] = s[2];
 }
 
 /// Block index of (i, j) in A's row i (binary search over its ascending columns), or -1.

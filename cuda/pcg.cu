@@ -25,6 +25,9 @@
 #define PCG_ONE_BLOCK_GROUPS 4
 /// Block sums the one-block path holds in shared memory.
 #define PCG_ONE_BLOCK_CHUNKS (ALCG_PCG_ONE_BLOCK_MAX_ROWS / ALCG_BLOCK)
+/// Block rows up to which the one-block path keeps p in shared memory (24 KiB at 1024 rows,
+/// within the 48 KiB a launch may take without opting in).
+#define PCG_SHARED_P_ROWS 1024
 
 /// The solver's scalars [device, or shared memory in the one-block path].
 typedef struct PcgState_ {
@@ -68,11 +71,18 @@ __device__ __forceinline__ void pcg_initRow(int i, const double* d_Minv, const d
     *rz = pcg_dot3(b, z);
 }
 
-/// Row i of q = A p; returns p_i.q_i.
+/// Row i of q = A p; returns p_i.q_i. A row marked in d_diagOnly (nullable) multiplies its
+/// diagonal block alone: its other blocks are zeros (a kinematic vertex's row, whose blocks the
+/// assemblies leave zero but the pattern keeps for every contact stencil: a static obstacle's
+/// vertex can hold hundreds, one thread's serial loop on the critical path of every iteration).
 __device__ __forceinline__ double pcg_spmvRow(const alcgBsr& A, int i, const double* d_p,
-                                              double* d_q) {
+                                              double* d_q, const unsigned char* d_diagOnly) {
     double q[3];
-    alcg_bsrRowMul(A, d_p, i, q);
+    if (d_diagOnly && d_diagOnly[i]) {
+        alcg_bsrDiagMul(A, d_p, i, q);
+    } else {
+        alcg_bsrRowMul(A, d_p, i, q);
+    }
     for (int c = 0; c < 3; c++) d_q[3 * i + c] = q[c];
     return pcg_dot3(d_p + 3 * i, q);
 }
@@ -192,14 +202,15 @@ static __global__ void pcg_startKernel(const double* d_bb, const double* d_rz, i
 }
 
 /// q = A p with the block sums of p.q; the last block computes alpha.
-static __global__ void pcg_spmvAlphaKernel(alcgBsr A, const double* d_p, double* d_q, double* d_pq,
+static __global__ void pcg_spmvAlphaKernel(alcgBsr A, const unsigned char* d_diagOnly,
+                                           const double* d_p, double* d_q, double* d_pq,
                                            PcgState* st) {
     __shared__ double red[ALCG_WARP];
     __shared__ int last;
     if (st->done) return;  // uniform: the whole grid stops
     int i = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     double pq = 0;
-    if (i < A.n) pq = pcg_spmvRow(A, i, d_p, d_q);
+    if (i < A.n) pq = pcg_spmvRow(A, i, d_p, d_q, d_diagOnly);
     pq = alcg_blockSum(pq, red);
     if (threadIdx.x == 0) d_pq[blockIdx.x] = pq;
     if (!pcg_lastBlock(st, &last)) return;
@@ -240,15 +251,15 @@ static __global__ void pcg_directionKernel(int n, const double* d_z, double* d_p
 }
 
 /// Queue `count` iterations (each a no-op once the state says done).
-static alctStatus pcg_iterate(const alcgBsr* A, const double* d_Minv, double* d_x, double* d_r,
-                              double* d_z, double* d_p, double* d_q, double* d_part0,
-                              double* d_part1, PcgState* d_st, double tol, int count,
-                              alcgStream* s) {
+static alctStatus pcg_iterate(const alcgBsr* A, const unsigned char* d_diagOnly,
+                              const double* d_Minv, double* d_x, double* d_r, double* d_z,
+                              double* d_p, double* d_q, double* d_part0, double* d_part1,
+                              PcgState* d_st, double tol, int count, alcgStream* s) {
     int n = A->n;
     unsigned nblock = alcg_blocks(n, ALCG_BLOCK);
     for (int k = 0; k < count; k++) {
-        ALCG_LAUNCH(pcg_spmvAlphaKernel, nblock, ALCG_BLOCK, 0, s->stream, *A, (const double*)d_p,
-                    d_q, d_part0, d_st);
+        ALCG_LAUNCH(pcg_spmvAlphaKernel, nblock, ALCG_BLOCK, 0, s->stream, *A, d_diagOnly,
+                    (const double*)d_p, d_q, d_part0, d_st);
         ALCG_LAUNCH_CHECK(s);
         ALCG_LAUNCH(pcg_updateBetaKernel, nblock, ALCG_BLOCK, 0, s->stream, n, d_Minv,
                     (const double*)d_p, (const double*)d_q, d_x, d_r, d_z, d_part0, d_part1, tol,
@@ -267,21 +278,24 @@ fail:
 
 /// The whole solve (init, then up to maxIter iterations) by one block of G groups of
 /// ALCG_BLOCK threads; group g takes the chunks of ALCG_BLOCK rows g, g + G, ..., and chunk c's
-/// sums are those block c computes in the grid path. The final state is stored in *d_st.
+/// sums are those block c computes in the grid path. The final state is stored in *d_st. With
+/// dynamic shared memory for 3 n doubles, p lives there instead of in d_p: the product gathers
+/// it from shared memory rather than from L2 (the latency chain of a small solve).
 static __global__ void __launch_bounds__(PCG_ONE_BLOCK_GROUPS* ALCG_BLOCK)
-    pcg_oneBlockKernel(alcgBsr A, int nchunk, const double* d_Minv, const double* d_b, double* d_x,
-                       double* d_r, double* d_z, double* d_p, double* d_q, double tol, int maxIter,
-                       PcgState* d_st) {
+    pcg_oneBlockKernel(alcgBsr A, const unsigned char* d_diagOnly, int nchunk, const double* d_Minv,
+                       const double* d_b, double* d_x, double* d_r, double* d_z, double* d_p,
+                       double* d_q, double tol, int maxIter, int pShared, PcgState* d_st) {
     __shared__ double red[ALCG_WARP];
     __shared__ double part0[PCG_ONE_BLOCK_CHUNKS], part1[PCG_ONE_BLOCK_CHUNKS];
     __shared__ PcgState st;
     int n = A.n, G = (int)blockDim.x / ALCG_BLOCK;
     int t = (int)threadIdx.x % ALCG_BLOCK, g = (int)threadIdx.x / ALCG_BLOCK;
+    double* p = pShared ? alcg_dynamicShared<double>() : d_p;
     // x = 0, r = b, z = p = Minv b and the state
     for (int c0 = 0; c0 < nchunk; c0 += G) {
         int c = c0 + g, i = c * ALCG_BLOCK + t;
         double bb = 0, rz = 0;
-        if (c < nchunk && i < n) pcg_initRow(i, d_Minv, d_b, d_x, d_r, d_z, d_p, &bb, &rz);
+        if (c < nchunk && i < n) pcg_initRow(i, d_Minv, d_b, d_x, d_r, d_z, p, &bb, &rz);
         bb = alcg_groupSum(bb, red, ALCG_BLOCK);
         rz = alcg_groupSum(rz, red, ALCG_BLOCK);
         if (t == 0 && c < nchunk) {
@@ -299,7 +313,7 @@ static __global__ void __launch_bounds__(PCG_ONE_BLOCK_GROUPS* ALCG_BLOCK)
         for (int c0 = 0; c0 < nchunk; c0 += G) {
             int c = c0 + g, i = c * ALCG_BLOCK + t;
             double pq = 0;
-            if (c < nchunk && i < n) pq = pcg_spmvRow(A, i, d_p, d_q);
+            if (c < nchunk && i < n) pq = pcg_spmvRow(A, i, p, d_q, d_diagOnly);
             pq = alcg_groupSum(pq, red, ALCG_BLOCK);
             if (t == 0 && c < nchunk) part0[c] = pq;
         }
@@ -313,7 +327,7 @@ static __global__ void __launch_bounds__(PCG_ONE_BLOCK_GROUPS* ALCG_BLOCK)
         for (int c0 = 0; c0 < nchunk; c0 += G) {
             int c = c0 + g, i = c * ALCG_BLOCK + t;
             double rr = 0, rz = 0;
-            if (c < nchunk && i < n) pcg_updateRow(i, a, d_Minv, d_p, d_q, d_x, d_r, d_z, &rr, &rz);
+            if (c < nchunk && i < n) pcg_updateRow(i, a, d_Minv, p, d_q, d_x, d_r, d_z, &rr, &rz);
             rr = alcg_groupSum(rr, red, ALCG_BLOCK);
             rz = alcg_groupSum(rz, red, ALCG_BLOCK);
             if (t == 0 && c < nchunk) {
@@ -330,17 +344,18 @@ static __global__ void __launch_bounds__(PCG_ONE_BLOCK_GROUPS* ALCG_BLOCK)
         // p = z + beta p, complete before the next product reads it
         double beta = st.beta;
         for (int i = (int)threadIdx.x; i < n; i += (int)blockDim.x) {
-            pcg_directionRow(i, beta, d_z, d_p);
+            pcg_directionRow(i, beta, d_z, p);
         }
         __syncthreads();
     }
     if (threadIdx.x == 0) *d_st = st;
 }
 
-extern "C" alctStatus alcg_pcg_solveRows(const alcgBsr* A, const double* d_Minv, const double* d_b,
+extern "C" alctStatus alcg_pcg_solveWith(const alcgBsr* A, const double* d_Minv, const double* d_b,
                                          double* d_x, double tol, int maxIter, int oneBlockRows,
-                                         int* iters, int* converged, void* d_temp,
-                                         size_t* temp_bytes, alcgStream* s) {
+                                         const unsigned char* d_diagOnly, int* iters,
+                                         int* converged, void* d_temp, size_t* temp_bytes,
+                                         alcgStream* s) {
     ALCG_RANGE("alcg_pcg_solve");
     size_t end = 0, offSt = 0, offPart0 = 0, offPart1 = 0, offVec = 0, N = 0;
     unsigned nblock = 0;
@@ -381,8 +396,10 @@ extern "C" alctStatus alcg_pcg_solveRows(const alcgBsr* A, const double* d_Minv,
         // the whole solve in one launch, one group of ALCG_BLOCK threads per chunk of rows up
         // to PCG_ONE_BLOCK_GROUPS
         int groups = (int)nblock < PCG_ONE_BLOCK_GROUPS ? (int)nblock : PCG_ONE_BLOCK_GROUPS;
-        ALCG_LAUNCH(pcg_oneBlockKernel, 1, groups * ALCG_BLOCK, 0, s->stream, *A, (int)nblock,
-                    d_Minv, d_b, d_x, d_r, d_z, d_p, d_q, tol, maxIter, d_st);
+        int pShared = A->n <= PCG_SHARED_P_ROWS;
+        size_t smem = pShared ? sizeof(double) * N : 0;
+        ALCG_LAUNCH(pcg_oneBlockKernel, 1, groups * ALCG_BLOCK, smem, s->stream, *A, d_diagOnly,
+                    (int)nblock, d_Minv, d_b, d_x, d_r, d_z, d_p, d_q, tol, maxIter, pShared, d_st);
         ALCG_LAUNCH_CHECK(s);
         if (alcg_download(s, &h, d_st, sizeof h) != ALC_OK) return ALC_ERR_CUDA;
         *iters = h.iters;
@@ -399,8 +416,8 @@ extern "C" alctStatus alcg_pcg_solveRows(const alcgBsr* A, const double* d_Minv,
     // batches of iterations, the state read after each
     for (int it = 0; it < maxIter && !h.done;) {
         int count = maxIter - it < ALCG_PCG_CHECK_EVERY ? maxIter - it : ALCG_PCG_CHECK_EVERY;
-        if (pcg_iterate(A, d_Minv, d_x, d_r, d_z, d_p, d_q, d_part0, d_part1, d_st, tol, count,
-                        s) != ALC_OK) {
+        if (pcg_iterate(A, d_diagOnly, d_Minv, d_x, d_r, d_z, d_p, d_q, d_part0, d_part1, d_st, tol,
+                        count, s) != ALC_OK) {
             return ALC_ERR_CUDA;
         }
         it += count;
@@ -418,6 +435,6 @@ extern "C" alctStatus alcg_pcg_solve(const alcgBsr* A, const double* d_Minv, con
                                      double* d_x, double tol, int maxIter, int* iters,
                                      int* converged, void* d_temp, size_t* temp_bytes,
                                      alcgStream* s) {
-    return alcg_pcg_solveRows(A, d_Minv, d_b, d_x, tol, maxIter, ALCG_PCG_ONE_BLOCK_ROWS, iters,
-                              converged, d_temp, temp_bytes, s);
+    return alcg_pcg_solveWith(A, d_Minv, d_b, d_x, tol, maxIter, ALCG_PCG_ONE_BLOCK_ROWS, NULL,
+                              iters, converged, d_temp, temp_bytes, s);
 }

@@ -23,8 +23,8 @@ extern "C" {
 
 /// Block rows up to which alcg_pcg_solve runs the whole solve in one launch of one block
 /// (the one-block path); larger matrices take the grid path. Set from the H100's measurements
-/// (bench/results/h100-80gb-hbm3/pcg-paths.md).
-#define ALCG_PCG_ONE_BLOCK_ROWS 2048
+/// (bench/results/h100-80gb-hbm3/pcg-launches/README.md).
+#define ALCG_PCG_ONE_BLOCK_ROWS 640
 /// The most block rows the one-block path takes (its block sums live in shared memory).
 #define ALCG_PCG_ONE_BLOCK_MAX_ROWS 16384
 
@@ -61,12 +61,20 @@ alctStatus alcg_pcg_solve(const alcgBsr* A, const double* d_Minv, const double* 
                           double tol, int maxIter, int* iters, int* converged, void* d_temp,
                           size_t* temp_bytes, alcgStream* s);
 
-/// alcg_pcg_solve with the one-block path taken where A->n <= oneBlockRows (and
-/// <= ALCG_PCG_ONE_BLOCK_MAX_ROWS): 0 always takes the grid path. For the tests that hold the
-/// two paths to the same bits, and for measuring the crossover (ALC_CUDA_PCG_ONE_BLOCK_ROWS).
-alctStatus alcg_pcg_solveRows(const alcgBsr* A, const double* d_Minv, const double* d_b,
-                              double* d_x, double tol, int maxIter, int oneBlockRows, int* iters,
-                              int* converged, void* d_temp, size_t* temp_bytes, alcgStream* s);
+/// alcg_pcg_solve with its choices explicit:
+/// @param[in] oneBlockRows  the one-block path where A->n <= oneBlockRows (and
+///                          <= ALCG_PCG_ONE_BLOCK_MAX_ROWS), 0: always the grid path. For the
+///                          tests that hold the two paths to the same bits, and for measuring
+///                          the crossover (ALC_CUDA_PCG_ONE_BLOCK_ROWS, tools/pcg-paths.sh)
+/// @param[in] d_diagOnly    nullable; per row (n) nonzero where every block of the row but the
+///                          diagonal is zero (the backend's kinematic rows): the product skips
+///                          them. The result is the same as without the mask (up to the sign
+///                          of a zero) [device]
+/// The other parameters and the results are alcg_pcg_solve's.
+alctStatus alcg_pcg_solveWith(const alcgBsr* A, const double* d_Minv, const double* d_b,
+                              double* d_x, double tol, int maxIter, int oneBlockRows,
+                              const unsigned char* d_diagOnly, int* iters, int* converged,
+                              void* d_temp, size_t* temp_bytes, alcgStream* s);
 
 #ifdef __cplusplus
 }

@@ -25,6 +25,8 @@ cases=(
     "scenes/roller.yaml|--steps 20|roller"
     "scenes/pile_well.yaml|--steps 10 --set n=4|pile_well n=4"
     "scenes/pile_well.yaml|--steps 6 --set n=6|pile_well n=6"
+    "scenes/slope.yaml|--steps 3 --preset full|slope full"
+    "scenes/roller.yaml|--steps 3 --preset full|roller full"
 )
 
 # the bench row of one run -> "CG Newton s/step PCG-share"
@@ -47,7 +49,7 @@ echo "| scene | block rows | CG/solve | µs per CG iteration, grid | one block |
 echo "|---|---|---|---|---|${old:+---|}---|---|"
 for c in "${cases[@]}"; do
     IFS='|' read -r scene opts label <<< "$c"
-    setOpt=$(grep -o -- '--set [^ ]*' <<< "$opts" || true)
+    setOpt=$(grep -o -- '--\(set\|preset\) [^ ]*' <<< "$opts" | tr '\n' ' ' || true)
     # shellcheck disable=SC2086
     nrow=$("$alcove" info "$scene" $setOpt 2>/dev/null |
         sed -n 's/^model *: \([0-9]*\) vertices.*/\1/p')

@@ -120,8 +120,8 @@ static int compareSolve(Dev* D, const alcrBsr* H, const double* b, double tol, i
         int it2 = -1, conv2 = -1;
         double* xd2 = (double*)malloc(sizeof(double) * ((size_t)N + 1));
         ENSURE(xd2);
-        ENSURE_OK(alcg_pcg_solveRows(&D->A, D->d_Minv, D->d_b, D->d_x, tol, maxIter, rows, &it2,
-                                     &conv2, D->d_temp, &D->tempBytes, &D->s));
+        ENSURE_OK(alcg_pcg_solveWith(&D->A, D->d_Minv, D->d_b, D->d_x, tol, maxIter, rows, NULL,
+                                     &it2, &conv2, D->d_temp, &D->tempBytes, &D->s));
         ENSURE_OK(alcg_download(&D->s, xd2, D->d_x, sizeof(double) * (size_t)N));
         ENSURE_MSG(it2 == itD && conv2 == convD && memcmp(xd, xd2, sizeof(double) * (size_t)N) == 0,
                    "%s: %s", label,
@@ -186,7 +186,7 @@ ALC_TEST(pcg_random) {
 }
 
 /// The iteration cap, no iteration, b = 0, an indefinite matrix and the empty system on the
-/// path `rows` selects (alcg_pcg_solveRows).
+/// path `rows` selects (alcg_pcg_solveWith).
 static int edgeCases(int rows) {
     alcrBsr H;
     Dev D;
@@ -203,7 +203,7 @@ static int edgeCases(int rows) {
     for (int cap = 0; cap <= 11; cap += 11) {
         int m = cap ? cap : 3;
         int convR = alcr_pcg_solve(&H, D.Minv, b, D.x, 1e-12, m, D.work, &itR);
-        ENSURE_OK(alcg_pcg_solveRows(&D.A, D.d_Minv, D.d_b, D.d_x, 1e-12, m, rows, &it, &conv,
+        ENSURE_OK(alcg_pcg_solveWith(&D.A, D.d_Minv, D.d_b, D.d_x, 1e-12, m, rows, NULL, &it, &conv,
                                      D.d_temp, &D.tempBytes, &D.s));
         ENSURE_MSG(conv == 0 && convR == 0 && it == m && itR == m, "rows %d, cap %d: %d iterations",
                    rows, m, it);
@@ -211,13 +211,13 @@ static int edgeCases(int rows) {
         ENSURE(relDiff(xd, D.x, N) <= 1e-12 * alct_tolScale());
     }
     // no iteration allowed
-    ENSURE_OK(alcg_pcg_solveRows(&D.A, D.d_Minv, D.d_b, D.d_x, 1e-8, 0, rows, &it, &conv, D.d_temp,
-                                 &D.tempBytes, &D.s));
+    ENSURE_OK(alcg_pcg_solveWith(&D.A, D.d_Minv, D.d_b, D.d_x, 1e-8, 0, rows, NULL, &it, &conv,
+                                 D.d_temp, &D.tempBytes, &D.s));
     ENSURE(it == 0 && conv == 0);
     // b = 0: x = 0 at once, converged
     memset(b, 0, sizeof(double) * (size_t)N);
     ENSURE_OK(alcg_upload(&D.s, D.d_b, b, sizeof(double) * (size_t)N));
-    ENSURE_OK(alcg_pcg_solveRows(&D.A, D.d_Minv, D.d_b, D.d_x, 1e-8, 100, rows, &it, &conv,
+    ENSURE_OK(alcg_pcg_solveWith(&D.A, D.d_Minv, D.d_b, D.d_x, 1e-8, 100, rows, NULL, &it, &conv,
                                  D.d_temp, &D.tempBytes, &D.s));
     ENSURE_OK(alcg_download(&D.s, xd, D.d_x, sizeof(double) * (size_t)N));
     ENSURE(it == 0 && conv == 1);
@@ -229,7 +229,7 @@ static int edgeCases(int rows) {
     for (int i = 0; i < N; i++) b[i] = alct_rnd(&seed);
     ENSURE_OK(alcg_upload(&D.s, D.d_b, b, sizeof(double) * (size_t)N));
     int convR = alcr_pcg_solve(&H, D.Minv, b, D.x, 1e-8, 100, D.work, &itR);
-    ENSURE_OK(alcg_pcg_solveRows(&D.A, D.d_Minv, D.d_b, D.d_x, 1e-8, 100, rows, &it, &conv,
+    ENSURE_OK(alcg_pcg_solveWith(&D.A, D.d_Minv, D.d_b, D.d_x, 1e-8, 100, rows, NULL, &it, &conv,
                                  D.d_temp, &D.tempBytes, &D.s));
     ENSURE_MSG(conv == convR && it == itR, "rows %d, indefinite: %d iterations (%d), host %d (%d)",
                rows, it, conv, itR, convR);
@@ -238,8 +238,8 @@ static int edgeCases(int rows) {
     Dev D0;
     ENSURE(alct_bsrRandom(&E, 0, 10, 1, 1));
     ENSURE(devMake(&D0, &E) == ALC_TEST_PASS);
-    ENSURE_OK(alcg_pcg_solveRows(&D0.A, D0.d_Minv, D0.d_b, D0.d_x, 1e-8, 100, rows, &it, &conv,
-                                 D0.d_temp, &D0.tempBytes, &D0.s));
+    ENSURE_OK(alcg_pcg_solveWith(&D0.A, D0.d_Minv, D0.d_b, D0.d_x, 1e-8, 100, rows, NULL, &it,
+                                 &conv, D0.d_temp, &D0.tempBytes, &D0.s));
     ENSURE(it == 0 && conv == 1);
     devFree(&D0);
     alcr_bsr_free(&E);
@@ -247,6 +247,67 @@ static int edgeCases(int rows) {
     alcr_bsr_free(&H);
     free(b);
     free(xd);
+    return ALC_TEST_PASS;
+}
+
+/// Rows with only a diagonal block (a kinematic vertex's row, its other blocks zeros): the
+/// product skips them under the d_diagOnly mask and the solve gives the same bits as without
+/// it, on both paths, with every fifth row (and every third of a larger matrix) so marked.
+ALC_TEST(pcg_diagOnly) {
+    static const int sizes[] = {300, 1500};
+    for (int k = 0; k < 2; k++) {
+        int n = sizes[k], N = 3 * n, every = k ? 3 : 5;
+        alcrBsr H;
+        Dev D;
+        ENSURE(alct_bsrRandom(&H, n, 10, 91 + (unsigned)k, 1));
+        unsigned char* kin = (unsigned char*)calloc((size_t)n, 1);
+        double* b = (double*)malloc(sizeof(double) * (size_t)N);
+        double* x0 = (double*)malloc(sizeof(double) * (size_t)N);
+        double* x1 = (double*)malloc(sizeof(double) * (size_t)N);
+        ENSURE(kin && b && x0 && x1);
+        for (int i = 0; i < n; i += every) kin[i] = 1;
+        int zeroed = 0;
+        for (int i = 0; i < n; i++) {
+            for (int q = H.rowptr[i]; q < H.rowptr[i + 1]; q++) {
+                if (H.col[q] != i && (kin[i] || kin[H.col[q]])) {
+                    memset(H.val + 9 * (size_t)q, 0, sizeof(double) * 9);
+                    zeroed++;
+                }
+            }
+        }
+        ENSURE(zeroed > 0);
+        ENSURE(devMake(&D, &H) == ALC_TEST_PASS);
+        unsigned char* d_kin = NULL;
+        ENSURE_OK(alcg_malloc(&D.s, (void**)&d_kin, (size_t)n));
+        ENSURE_OK(alcg_upload(&D.s, d_kin, kin, (size_t)n));
+        unsigned long long seed = 17;
+        for (int i = 0; i < N; i++) b[i] = alct_rnd(&seed);
+        ENSURE_OK(alcg_upload(&D.s, D.d_b, b, sizeof(double) * (size_t)N));
+        for (int path = 0; path < 2; path++) {
+            int rows = path ? ALCG_PCG_ONE_BLOCK_MAX_ROWS : 0, it0 = -1, it1 = -2, c0 = -1, c1 = -2;
+            ENSURE_OK(alcg_pcg_solveWith(&D.A, D.d_Minv, D.d_b, D.d_x, 1e-10, 1000, rows, NULL,
+                                         &it0, &c0, D.d_temp, &D.tempBytes, &D.s));
+            ENSURE_OK(alcg_download(&D.s, x0, D.d_x, sizeof(double) * (size_t)N));
+            ENSURE_OK(alcg_pcg_solveWith(&D.A, D.d_Minv, D.d_b, D.d_x, 1e-10, 1000, rows, d_kin,
+                                         &it1, &c1, D.d_temp, &D.tempBytes, &D.s));
+            ENSURE_OK(alcg_download(&D.s, x1, D.d_x, sizeof(double) * (size_t)N));
+            ENSURE_MSG(c0 == 1 && it0 == it1 && c0 == c1 &&
+                           memcmp(x0, x1, sizeof(double) * (size_t)N) == 0,
+                       "n %d, %s path: %d iterations without the mask, %d with it, or x differs", n,
+                       path ? "one-block" : "grid", it0, it1);
+        }
+        alct_note(
+            "%d rows, every %d-th diagonal-only (%d zero blocks): the same bits with the "
+            "mask on both paths",
+            n, every, zeroed);
+        alcg_free(d_kin);
+        devFree(&D);
+        alcr_bsr_free(&H);
+        free(kin);
+        free(b);
+        free(x0);
+        free(x1);
+    }
     return ALC_TEST_PASS;
 }
 
