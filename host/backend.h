@@ -62,7 +62,9 @@ typedef struct alciAssembleOut_ {
 typedef struct alciSolveOut_ {
     int iters;          // CG iterations
     int converged;      // 1 if the relative tolerance was reached
-    double pInf;        // ||P||_inf (m)
+    double pInf;        // ||P||_inf (m; a rigid body's rotation nodes in rad)
+    double rigidStep;   // largest displacement P gives a point of a rigid body (m): per body
+                        // |dq|_inf + radius |dtheta| (0 without rigid bodies)
     double gDotP;       // G . P: the predicted first-order change of L along P
     int direct;         // 1 if P came from a Cholesky factorization (linear solver direct/auto)
     long directFailed;  // the factorization's failing 1-based scalar column (PCG then solved

@@ -194,6 +194,7 @@ static alctStatus opSolve(void* be, double tol, int maxIter, alciSolveOut* out) 
     if (st == ALC_OK) {
         alcr_momentum_correct(B);
         out->pInf = alcr_vec_maxAbs(B->N, B->p);
+        out->rigidStep = alcr_rigid_stepLength(B);
         out->gDotP = alcr_vec_dot(B->N, B->g, B->p);
     }
     leaveThreads(ts);

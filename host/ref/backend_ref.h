@@ -156,6 +156,7 @@ typedef struct alcrBackend_ {
     int nr;               // rigid bodies
     int* rigidOf;         // rigid body of each vertex, -1 for other vertices (n)
     double* rigidQt;      // Qtilde = 2 Q^t - Q^{t-1} of each rigid body (nr x 9)
+    double* rigidRadius;  // largest distance of a body's vertex from its centre of mass (nr; m)
     double* rigidTarget;  // a kinematic rigid body's pose at t + h, its rotation vector the one
                           // nearest to its pose at t (nr x 6; alcr_rigid_begin)
     double* rigidPoseIO;  // the step input's pose arrays, written back by endStep
@@ -243,6 +244,11 @@ void alcr_rigid_assemble(alcrBackend* B);
 /// Largest fraction in (0, 1] of the Newton direction P that turns no rigid body by more than
 /// ALCR_RIGID_MAX_TURN (rigid_ref.c); 1 without rigid bodies.
 double alcr_rigid_maxTurn(const alcrBackend* B);
+/// Largest displacement the Newton direction P gives a point of a rigid body (m): over the
+/// bodies, |dq|_inf + rigidRadius |dtheta|, to first order a bound on how far any of its
+/// vertices moves (the rotation map's derivative has singular values <= 1, so a change dtheta
+/// moves a point at distance rho by at most rho |dtheta|). 0 without rigid bodies.
+double alcr_rigid_stepLength(const alcrBackend* B);
 /// Extend the static pattern (srowptr, scol: n rows) by the nodes' diagonal rows (nn rows).
 alctStatus alcr_rigid_pattern(alcrBackend* B);
 

@@ -35,9 +35,17 @@ alctStatus alcr_rigid_make(alcrBackend* B) {
     B->rigidOf = (int*)malloc(sizeof(int) * (size_t)(B->n > 0 ? B->n : 1));
     B->rigidQt = (double*)calloc((size_t)(B->nr > 0 ? 9 * B->nr : 1), sizeof(double));
     B->rigidTarget = (double*)calloc((size_t)(B->nr > 0 ? 6 * B->nr : 1), sizeof(double));
-    if (!B->rigidOf || !B->rigidQt || !B->rigidTarget) return ALC_ERR_NOMEM;
-    B->bytes += sizeof(int) * (size_t)B->n + sizeof(double) * 15 * (size_t)B->nr;
+    B->rigidRadius = (double*)calloc((size_t)(B->nr > 0 ? B->nr : 1), sizeof(double));
+    if (!B->rigidOf || !B->rigidQt || !B->rigidTarget || !B->rigidRadius) return ALC_ERR_NOMEM;
+    B->bytes += sizeof(int) * (size_t)B->n + sizeof(double) * 16 * (size_t)B->nr;
     for (int v = 0; v < B->n; v++) B->rigidOf[v] = m->body_rigid[m->vert_body[v]];
+    for (int r = 0; r < B->nr; r++) {
+        int b = m->rigid_body[r];
+        for (int v = m->body_vertadr[b]; v < m->body_vertadr[b] + m->body_vertnum[b]; v++) {
+            double rho = alcm_v3_norm(alcm_v3_load(m->vert_local + 3 * v));
+            if (rho > B->rigidRadius[r]) B->rigidRadius[r] = rho;
+        }
+    }
     return ALC_OK;
 }
 
@@ -45,6 +53,7 @@ void alcr_rigid_free(alcrBackend* B) {
     free(B->rigidOf);
     free(B->rigidQt);
     free(B->rigidTarget);
+    free(B->rigidRadius);
 }
 
 void alcr_rigid_place(const alcrBackend* B, double* pos) {
@@ -222,6 +231,16 @@ double alcr_rigid_maxTurn(const alcrBackend* B) {
         pmax = fmax(pmax, alcm_v3_norm(alcm_v3_load(B->p + 3 * (B->n + 2 * r))));
     }
     return pmax > ALCR_RIGID_MAX_TURN ? ALCR_RIGID_MAX_TURN / pmax : 1.0;
+}
+
+double alcr_rigid_stepLength(const alcrBackend* B) {
+    double len = 0;
+    for (int r = 0; r < B->nr; r++) {
+        const double* node = B->p + 3 * (B->n + 2 * r);
+        double dq = fmax(fabs(node[3]), fmax(fabs(node[4]), fabs(node[5])));
+        len = fmax(len, dq + B->rigidRadius[r] * alcm_v3_norm(alcm_v3_load(node)));
+    }
+    return len;
 }
 
 alctStatus alcr_rigid_pattern(alcrBackend* B) {
