@@ -9,8 +9,10 @@
 //   - one block: the whole solve in one launch for a small matrix, its groups of ALCG_BLOCK
 //     threads standing in for the grid's blocks (alcg_groupSum reduces each group in the tree
 //     alcg_blockSum uses for a block), barriers for the launches, the scalars in shared memory.
-// A launch costs microseconds whatever its size: on a small scene the grid path is all launch
-// latency, the one-block path none (bench/results/h100-80gb-hbm3/).
+// A small kernel costs microseconds whatever its size, its launch and its chain of dependent
+// memory accesses: on the H100 the grid path pays 23-35 µs an iteration up to 16k rows, the
+// one-block path 7-20 µs up to 640 (bench/results/h100-80gb-hbm3/pcg-launches/). The rows of
+// kinematic vertices (d_diagOnly) multiply their diagonal block alone.
 #include "alcg_check.cuh"
 #include "alcg_kernel.cuh"
 #include "bsr_row.cuh"

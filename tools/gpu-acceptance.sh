@@ -173,8 +173,11 @@ preset_limit=$(share 42)
 step "full presets, 10 steps each, checked" full-presets.log "$preset_limit" bash -c '
     alcove=$1 out=$2 limit=$3 rc=0 t0=$SECONDS
     mkdir -p "$out/full"
-    for s in scenes/*.yaml; do
+    # ball_plate last: its full preset (a ball at 100 m/s into a 384k-tet plate) does not end
+    # its first step within a share on either backend, and would take the time of the rest
+    for s in $(ls scenes/*.yaml | grep -v "/ball_plate.yaml$") scenes/ball_plate.yaml; do
         n=$(basename "$s" .yaml)
+        [ -f "$s" ] || continue
         grep -q "^preset:\|^  full:" "$s" || continue
         if grep -q "type: rigid" "$s"; then
             echo "$n: not run (rigid bodies run on the reference backend only, issue 17)"
