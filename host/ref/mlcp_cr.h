@@ -1,0 +1,95 @@
+// The contact MLCP of Verschoor and Jalba (mlcp-conjugate-residual-collision-response.txt, Eq.
+// 9-11;
+// ../shared/research/seeds-001-002.md §2.3-2.7), solved by their active-set preconditioned
+// Conjugate Residual method (Algorithm 1, lines 7-23, with Algorithm 2's normal-contact state
+// rules): the first building block of the `mlcp-cr` comparison mode (issue 22, item 2). This
+// file has the frictionless solver; the friction rows (Algorithm 3), the duplicate scaling Z, the
+// per-step loop with re-linearization and CCD at convergence are not built yet.
+//
+// Problem: minimize 1/2 v^T A v - v^T b subject to J v >= c, A symmetric positive definite
+// (the reference's BSR, both triangles stored), one row per contact touching up to four vertices:
+// J_k v = sum_a w_ka n_k . v_(vert_ka). Its MLCP: A v - J^T lambda = b, 0 <= J v - c ⊥ lambda
+// >= 0 (lambda the repulsive normal multipliers). With the active rows as equalities, the KKT
+// system B y = d of the digest's §2.4 sign convention,
+//     [ A    -J_a^T ] [ v      ]   [  b   ]
+//     [ -J_a   0    ] [ lambda ] = [ -c_a ],
+// is symmetric indefinite: CR minimizes its residual, switching constraint states during the
+// iterations (activate a row whose gap turns negative; deactivate an active row that attracts:
+// gap >= 0 and lambda <= 0), restarting the recurrences after every change. Two safeguards
+// beyond the paper, both found on random QPs (tests/test_mlcp_cr.c):
+//   - CR breaks down where z.Bz vanishes, as it does right after an activation (the residual
+//     then lives on the new row alone). There the solver takes one step along the gradient of
+//     the preconditioned residual norm, B C^-1 r, and restarts;
+//   - the recurrences' residual can part from the true one after a near-breakdown, so
+//     convergence is only accepted on a freshly computed residual.
+#ifndef ALC_HOST_REF_MLCP_CR_H_
+#define ALC_HOST_REF_MLCP_CR_H_
+
+#include "ref/bsr_ref.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Linear inequality rows J v >= c on the 3 n DOFs of n vertices.
+typedef struct alcrCrRows_ {
+    int m;              ///< rows
+    const int* vert;    ///< m x 4 vertex ids (-1: unused slot)
+    const double* w;    ///< m x 4 weights of the slots
+    const double* nrm;  ///< m x 3 row normals: row k's gradient at vertex vert_ka is w_ka n_k
+    const double* c;    ///< m offsets (m)
+} alcrCrRows;
+
+/// The preconditioners of V&J §3.3 (Eq. 22 with A -> diag(A), S -> diag(J_a diag(A)^-1 J_a^T)).
+typedef enum alcrCrPrecond_ {
+    ALCR_CR_DIAG = 0,  ///< blockdiag(A_d^-1, S_d^-1): symmetric positive definite
+    ALCR_CR_FULL = 1   ///< the block inverse of B with A_d and S_d: indefinite, stronger
+} alcrCrPrecond;
+
+/// Options of a solve.
+typedef struct alcrCrOptions_ {
+    alcrCrPrecond precond;  ///< preconditioner
+    double eps1;            ///< residual tolerance: ||r|| (and ||B C^-1 r|| at a least-squares
+                            ///< point), absolute, in the units of d
+    double eps2;            ///< constraint tolerance: ||U r||_inf over the active rows (m)
+    int maxIter;            ///< CR iterations at most (restarts included)
+    int evalEvery;          ///< 0: V&J's dynamic interval max(1, log2(||r|| / eps1) / 3);
+                            ///< k > 0: evaluate the states every k iterations
+} alcrCrOptions;
+
+/// What a solve did.
+typedef struct alcrCrResult_ {
+    int iters;        ///< CR iterations
+    int restarts;     ///< recurrences restarted after state changes
+    int activations;  ///< rows switched to active
+    int releases;     ///< rows switched to inactive
+    int converged;    ///< 1: the residual tests held and a forced evaluation changed nothing
+    double rnorm;     ///< ||r|| at exit
+    int monotone;     ///< 1 if ||C^-1/2 r|| (z.r) never grew between two state changes
+                      ///< (meaningful for ALCR_CR_DIAG, whose C is SPD; V&J claim VJ4)
+} alcrCrResult;
+
+/// Defaults: Full preconditioner, eps1 1e-10, eps2 1e-10, 10,000 iterations, dynamic interval.
+alcrCrOptions alcr_cr_defaultOptions(void);
+
+/// Solve the MLCP above from v = 0 with every row inactive (or from the given state).
+/// @param[in]     A        SPD matrix, n block rows
+/// @param[in]     b        right-hand side (3 n)
+/// @param[in]     rows     the inequality rows
+/// @param[in]     opt      options (NULL: defaults)
+/// @param[in,out] v        solution (3 n); read as the start when warm is nonzero
+/// @param[in,out] lambda   multipliers (m; >= 0 on active rows, 0 on inactive ones)
+/// @param[in,out] active   row states (m; 1 active, 0 inactive); read when warm is nonzero
+/// @param[in]     warm     nonzero: start from v, lambda, active
+/// @param[out]    out      statistics (nullable)
+/// @return ALC_OK (whether or not it converged); ALC_ERR_INVALID_ARG (a row naming a vertex out
+///         of range, a nonpositive diagonal entry of A); ALC_ERR_NOMEM.
+alctStatus alcr_cr_solve(const alcrBsr* A, const double* b, const alcrCrRows* rows,
+                         const alcrCrOptions* opt, double* v, double* lambda, int* active, int warm,
+                         alcrCrResult* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // ALC_HOST_REF_MLCP_CR_H_

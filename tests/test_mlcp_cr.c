@@ -1,0 +1,306 @@
+// The active-set Conjugate Residual solver of the contact MLCP (host/ref/mlcp_cr.c; issue 22,
+// item 3: V&J's claims VJ2-VJ4 of ../shared/research/seeds-001-002.md §4.2). On random small
+// SPD QPs with contact-like rows, against brute-force enumeration of every active set: the same
+// v and lambda with both preconditioners, complementarity at exit, and with the SPD Diag
+// preconditioner a preconditioned residual that never grows between state changes.
+#include "ref/bsr_ref.h"
+#include "ref/mlcp_cr.h"
+#include "test_macros.h"
+#include "test_rng.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXV 4           // vertices
+#define MAXD (3 * MAXV)  // DOFs
+#define MAXM 8           // rows
+#define MAXK (MAXD + MAXM)
+
+/// A random problem: dense SPD A (n vertices), b, and m rows of 1-4 distinct vertices each
+/// (weights 1, then minus random barycentric-like weights, as a point-triangle row), random
+/// unit normals and offsets.
+typedef struct Prob_ {
+    int n, m;
+    double A[MAXD][MAXD], b[MAXD];
+    int vert[4 * MAXM];
+    double w[4 * MAXM], nrm[3 * MAXM], c[MAXM];
+} Prob;
+
+static void makeProb(Prob* P, int n, int m) {
+    memset(P, 0, sizeof *P);
+    P->n = n;
+    P->m = m;
+    int d = 3 * n;
+    double G[MAXD][MAXD];
+    for (int i = 0; i < d; i++) {
+        for (int j = 0; j < d; j++) G[i][j] = rngRange(-1, 1);
+    }
+    for (int i = 0; i < d; i++) {
+        for (int j = 0; j < d; j++) {
+            double s = i == j ? 0.5 * d : 0;
+            for (int k = 0; k < d; k++) s += G[i][k] * G[j][k];
+            P->A[i][j] = s;
+        }
+        P->b[i] = rngRange(-3, 3);
+    }
+    for (int k = 0; k < m; k++) {
+        int nv = 1 + (int)(rngUniform() * (n < 4 ? n : 4));
+        int used[MAXV] = {0};
+        for (int a = 0; a < 4; a++) {
+            P->vert[4 * k + a] = -1;
+            if (a >= nv) continue;
+            int i;
+            do i = (int)(rngUniform() * n);
+            while (used[i]);
+            used[i] = 1;
+            P->vert[4 * k + a] = i;
+            P->w[4 * k + a] = a == 0 ? 1.0 : -rngRange(0, 1.0 / (nv - 1));
+        }
+        double x = rngRange(-1, 1), y = rngRange(-1, 1), z = rngRange(-1, 1);
+        double l = sqrt(x * x + y * y + z * z) + 1e-300;
+        P->nrm[3 * k] = x / l;
+        P->nrm[3 * k + 1] = y / l;
+        P->nrm[3 * k + 2] = z / l;
+        P->c[k] = rngRange(-0.5, 1.0);
+    }
+}
+
+static void rowDense(const Prob* P, int k, double* row);
+
+/// Hadamard ratio of the rows' Gram matrix J J^T (det over the product of its diagonal, in
+/// (0, 1]): near 0 when rows are nearly dependent, which makes lambda huge and the residual's
+/// rounding floor larger than any fixed tolerance.
+static double gramRatio(const Prob* P) {
+    double G[MAXM][MAXM], row[MAXM][MAXD], ratio = 1;
+    for (int k = 0; k < P->m; k++) rowDense(P, k, row[k]);
+    for (int a = 0; a < P->m; a++) {
+        for (int c = 0; c < P->m; c++) {
+            double s = 0;
+            for (int j = 0; j < 3 * P->n; j++) s += row[a][j] * row[c][j];
+            G[a][c] = s;
+        }
+    }
+    // Cholesky: det = prod L_kk^2; the ratio multiplies L_kk^2 / G_kk
+    for (int k = 0; k < P->m; k++) {
+        double gkk = G[k][k];
+        for (int j = 0; j < k; j++) G[k][k] -= G[k][j] * G[k][j];
+        if (!(G[k][k] > 0)) return 0;
+        ratio *= G[k][k] / gkk;
+        double l = sqrt(G[k][k]);
+        G[k][k] = l;
+        for (int i = k + 1; i < P->m; i++) {
+            for (int j = 0; j < k; j++) G[i][k] -= G[i][j] * G[k][j];
+            G[i][k] /= l;
+        }
+    }
+    return ratio;
+}
+
+/// Row k of J as a dense vector.
+static void rowDense(const Prob* P, int k, double* row) {
+    memset(row, 0, sizeof(double) * MAXD);
+    for (int a = 0; a < 4; a++) {
+        int i = P->vert[4 * k + a];
+        if (i < 0) continue;
+        for (int c = 0; c < 3; c++) row[3 * i + c] += P->w[4 * k + a] * P->nrm[3 * k + c];
+    }
+}
+
+/// Gaussian elimination with partial pivoting on K x = r (dimension d); 0 if singular.
+static int solveDense(int d, double K[MAXK][MAXK + 1]) {
+    for (int col = 0; col < d; col++) {
+        int piv = col;
+        for (int i = col + 1; i < d; i++) {
+            if (fabs(K[i][col]) > fabs(K[piv][col])) piv = i;
+        }
+        if (fabs(K[piv][col]) < 1e-12) return 0;
+        for (int j = 0; j <= d; j++) {
+            double t = K[col][j];
+            K[col][j] = K[piv][j];
+            K[piv][j] = t;
+        }
+        for (int i = 0; i < d; i++) {
+            if (i == col) continue;
+            double f = K[i][col] / K[col][col];
+            for (int j = col; j <= d; j++) K[i][j] -= f * K[col][j];
+        }
+    }
+    for (int i = 0; i < d; i++) K[i][d] /= K[i][i];
+    return 1;
+}
+
+/// The QP's solution by trying every active set: the one whose KKT solution is feasible with
+/// nonnegative multipliers. 0 if none (it should not happen for these strictly convex QPs).
+static int bruteForce(const Prob* P, double* v, double* lambda) {
+    int d = 3 * P->n;
+    double J[MAXM][MAXD];
+    for (int k = 0; k < P->m; k++) rowDense(P, k, J[k]);
+    for (unsigned set = 0; set < (1u << P->m); set++) {
+        int idx[MAXM], na = 0;
+        for (int k = 0; k < P->m; k++) {
+            if (set & (1u << k)) idx[na++] = k;
+        }
+        static double K[MAXK][MAXK + 1];
+        memset(K, 0, sizeof K);
+        for (int i = 0; i < d; i++) {
+            for (int j = 0; j < d; j++) K[i][j] = P->A[i][j];
+            K[i][d + na] = P->b[i];
+        }
+        for (int a = 0; a < na; a++) {
+            for (int j = 0; j < d; j++) {
+                K[j][d + a] = -J[idx[a]][j];
+                K[d + a][j] = -J[idx[a]][j];
+            }
+            K[d + a][d + na] = -P->c[idx[a]];
+        }
+        if (!solveDense(d + na, K)) continue;
+        int ok = 1;
+        for (int a = 0; a < na && ok; a++) ok = K[d + a][d + na] >= -1e-9;
+        for (int k = 0; k < P->m && ok; k++) {
+            double g = -P->c[k];
+            for (int j = 0; j < d; j++) g += J[k][j] * K[j][d + na];
+            ok = g >= -1e-9;
+        }
+        if (!ok) continue;
+        for (int j = 0; j < d; j++) v[j] = K[j][d + na];
+        for (int k = 0; k < P->m; k++) lambda[k] = 0;
+        for (int a = 0; a < na; a++) lambda[idx[a]] = K[d + a][d + na];
+        return 1;
+    }
+    return 0;
+}
+
+/// P's A as the reference's BSR (dense pattern, both triangles).
+static int toBsr(const Prob* P, alcrBsr* A) {
+    int n = P->n, srowptr[MAXV + 1], scol[MAXV * MAXV], needed = 0;
+    for (int i = 0; i <= n; i++) srowptr[i] = i * n;
+    for (int i = 0; i < n * n; i++) scol[i] = i % n;
+    if (alcr_bsr_make(A, n, n * n, 0) != ALC_OK) return 0;
+    if (alcr_bsr_setPattern(A, srowptr, scol, 0, 4, NULL, &needed) != ALC_OK) return 0;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n; j++) {
+            double* blk = A->val + 9 * alcr_bsr_find(A, i, j);
+            for (int a = 0; a < 3; a++) {
+                for (int c = 0; c < 3; c++) blk[3 * a + c] = P->A[3 * i + a][3 * j + c];
+            }
+        }
+    }
+    return 1;
+}
+
+/// 300 random problems per preconditioner: 1-4 vertices and up to min(8, 3 n) rows (more rows
+/// than DOFs can make the QP infeasible), the rows not nearly dependent (gramRatio >= 0.01).
+ALC_TEST(mlcpCr_matchesEnumeration) {
+    rngSeed(2211);
+    const char* names[2] = {"Diag", "Full"};
+    for (int pc = 0; pc < 2; pc++) {
+        double worstV = 0, worstL = 0, worstGap = 0;
+        long itSum = 0;
+        int itMax = 0, nonMonotone = 0, solved = 0;
+        for (int t = 0; t < 300; t++) {
+            Prob P;
+            int n = 1 + t % MAXV, mmax = 3 * n < MAXM ? 3 * n : MAXM;  // independent rows
+            do makeProb(&P, n, (t / MAXV) % (mmax + 1));
+            while (gramRatio(&P) < 1e-2);
+            double vb[MAXD], lb[MAXM], v[MAXD], lam[MAXM + 1];
+            int active[MAXM + 1];
+            ENSURE_MSG(bruteForce(&P, vb, lb), "problem %d: no feasible active set", t);
+            alcrBsr A;
+            memset(&A, 0, sizeof A);
+            ENSURE(toBsr(&P, &A));
+            alcrCrRows R = {P.m, P.vert, P.w, P.nrm, P.c};
+            alcrCrOptions o = alcr_cr_defaultOptions();
+            o.precond = pc ? ALCR_CR_FULL : ALCR_CR_DIAG;
+            o.eps1 = o.eps2 = 1e-10;
+            alcrCrResult res;
+            ENSURE_OK(alcr_cr_solve(&A, P.b, &R, &o, v, lam, active, 0, &res));
+            ENSURE_MSG(res.converged,
+                       "%s, problem %d (%d vertices, %d rows): not converged "
+                       "after %d iterations, ||r|| %g",
+                       names[pc], t, P.n, P.m, res.iters, res.rnorm);
+            solved++;
+            itSum += res.iters;
+            if (res.iters > itMax) itMax = res.iters;
+            nonMonotone += !res.monotone;
+            for (int j = 0; j < 3 * P.n; j++) worstV = fmax(worstV, fabs(v[j] - vb[j]));
+            for (int k = 0; k < P.m; k++) {
+                worstL = fmax(worstL, fabs(lam[k] - lb[k]));
+                // complementarity at exit (VJ2)
+                double row[MAXD], g = -P.c[k];
+                rowDense(&P, k, row);
+                for (int j = 0; j < 3 * P.n; j++) g += row[j] * v[j];
+                ENSURE_MSG(lam[k] >= 0 && g >= -1e-9 && (active[k] ? fabs(g) <= 1e-9 : lam[k] == 0),
+                           "%s, problem %d row %d: lambda %g, gap %g, active %d", names[pc], t, k,
+                           lam[k], g, active[k]);
+                if (active[k]) worstGap = fmax(worstGap, fabs(g));
+            }
+            alcr_bsr_free(&A);
+        }
+        alct_note(
+            "%s: %d problems as enumeration gives them: v within %.1e, lambda within %.1e, "
+            "active gaps within %.1e; %.1f CR iterations on average, %d at most; the "
+            "preconditioned residual grew between state changes in %d",
+            names[pc], solved, worstV, worstL, worstGap, (double)itSum / solved, itMax,
+            nonMonotone);
+        ENSURE(worstV <= 1e-8 && worstL <= 1e-8);
+        // VJ4: the Diag preconditioner is SPD, so CR's preconditioned residual never grows
+        // between two state changes
+        if (pc == 0) ENSURE(nonMonotone == 0);
+    }
+    return ALC_TEST_PASS;
+}
+
+/// A warm start from the solution ends at once, with nothing to change; an iteration cap below
+/// what the solve needs returns not converged.
+ALC_TEST(mlcpCr_warmStartAndCap) {
+    rngSeed(99);
+    Prob P;
+    do makeProb(&P, 3, 5);
+    while (gramRatio(&P) < 1e-2);
+    alcrBsr A;
+    memset(&A, 0, sizeof A);
+    ENSURE(toBsr(&P, &A));
+    alcrCrRows R = {P.m, P.vert, P.w, P.nrm, P.c};
+    alcrCrOptions o = alcr_cr_defaultOptions();
+    o.eps1 = o.eps2 = 1e-10;
+    double v[MAXD], lam[MAXM];
+    int active[MAXM];
+    alcrCrResult cold, warm, capped;
+    ENSURE_OK(alcr_cr_solve(&A, P.b, &R, &o, v, lam, active, 0, &cold));
+    ENSURE(cold.converged && cold.iters > 2);
+    ENSURE_OK(alcr_cr_solve(&A, P.b, &R, &o, v, lam, active, 1, &warm));
+    ENSURE_MSG(warm.converged && warm.iters <= 2 && warm.activations == 0 && warm.releases == 0,
+               "warm start: %d iterations, %d activations, %d releases (cold: %d iterations)",
+               warm.iters, warm.activations, warm.releases, cold.iters);
+    o.maxIter = 2;
+    ENSURE_OK(alcr_cr_solve(&A, P.b, &R, &o, v, lam, active, 0, &capped));
+    ENSURE(!capped.converged && capped.iters <= 2);
+    alct_note(
+        "cold start %d CR iterations (%d activations, %d releases), warm start from its "
+        "solution %d, capped at 2: not converged",
+        cold.iters, cold.activations, cold.releases, warm.iters);
+    alcr_bsr_free(&A);
+    return ALC_TEST_PASS;
+}
+
+/// Bad input is refused: a row naming a vertex past the matrix, a nonpositive diagonal.
+ALC_TEST(mlcpCr_refusesBadInput) {
+    rngSeed(7);
+    Prob P;
+    makeProb(&P, 2, 1);
+    alcrBsr A;
+    memset(&A, 0, sizeof A);
+    ENSURE(toBsr(&P, &A));
+    double v[MAXD], lam[1];
+    int active[1];
+    P.vert[0] = 5;
+    alcrCrRows R = {1, P.vert, P.w, P.nrm, P.c};
+    ENSURE(alcr_cr_solve(&A, P.b, &R, NULL, v, lam, active, 0, NULL) == ALC_ERR_INVALID_ARG);
+    P.vert[0] = 0;
+    A.val[9 * A.diag[1] + 4] = 0;
+    ENSURE(alcr_cr_solve(&A, P.b, &R, NULL, v, lam, active, 0, NULL) == ALC_ERR_INVALID_ARG);
+    ENSURE(alcr_cr_solve(&A, P.b, NULL, NULL, v, lam, active, 0, NULL) == ALC_ERR_INVALID_ARG);
+    alcr_bsr_free(&A);
+    return ALC_TEST_PASS;
+}
