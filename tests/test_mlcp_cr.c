@@ -66,7 +66,15 @@ static void makeProb(Prob* P, int n, int m) {
     }
 }
 
-static void rowDense(const Prob* P, int k, double* row);
+/// Row k of J as a dense vector.
+static void rowDense(const Prob* P, int k, double* row) {
+    memset(row, 0, sizeof(double) * MAXD);
+    for (int a = 0; a < 4; a++) {
+        int i = P->vert[4 * k + a];
+        if (i < 0) continue;
+        for (int c = 0; c < 3; c++) row[3 * i + c] += P->w[4 * k + a] * P->nrm[3 * k + c];
+    }
+}
 
 /// Hadamard ratio of the rows' Gram matrix J J^T (det over the product of its diagonal, in
 /// (0, 1]): near 0 when rows are nearly dependent, which makes lambda huge and the residual's
@@ -95,16 +103,6 @@ static double gramRatio(const Prob* P) {
         }
     }
     return ratio;
-}
-
-/// Row k of J as a dense vector.
-static void rowDense(const Prob* P, int k, double* row) {
-    memset(row, 0, sizeof(double) * MAXD);
-    for (int a = 0; a < 4; a++) {
-        int i = P->vert[4 * k + a];
-        if (i < 0) continue;
-        for (int c = 0; c < 3; c++) row[3 * i + c] += P->w[4 * k + a] * P->nrm[3 * k + c];
-    }
 }
 
 /// Gaussian elimination with partial pivoting on K x = r (dimension d); 0 if singular.
