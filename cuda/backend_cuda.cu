@@ -698,7 +698,8 @@ const alciBackendOps kCudaOps = {"cuda",
                                  opIpcBoundaryAl,
                                  opIpcVoid,
                                  opIpcBoundaryProgress,
-                                 opIpcFrictionLag};
+                                 opIpcFrictionLag,
+                                 NULL};  // mlcpStep: the mlcp-cr model is reference-only
 
 /// Allocate and fill everything; the status and the message on B->s on failure.
 /// The capacities of the contact buffers: from alcSimDef.capacity, or the reference's defaults.

@@ -169,6 +169,12 @@ alctStatus alci_step_al(alcSim* sim, alcData* d);
 
 /// The IPC barrier time step (host/step_ipc.c).
 alctStatus alci_step_ipc(alcSim* sim, alcData* d);
+/// The backend's input for a step of length h from d's state (x, v, the kinematic targets and
+/// mask, gravity, the rigid poses), with the kinematic rigid bodies' target poses fitted to
+/// their drivers (alci_driver_rigidTargets); sets sim->stepH. Pointers into d and sim.
+alciStepInput alci_stepInput(alcSim* sim, alcData* d, double h);
+/// One step of the mlcp-cr model (host/step_mlcp.c; reference backend).
+alctStatus alci_step_mlcp(alcSim* sim, alcData* d);
 
 /// The Newton direction P = -H^-1 G by the backend's PCG (capped at cgMaxIter, or 9 x the vertex
 /// count within [100, 20000]), timed and counted in d->stat (Newton and CG iterations, residual

@@ -102,6 +102,27 @@ alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
     }
     alctStatus st = checkModel(sim, m);
     if (st != ALC_OK) return st;
+    if (m->opt.contact == ALC_CONTACT_MLCP_CR) {
+        // what the mlcp-cr model does not have yet (issue 22): refused with the reason rather
+        // than run without it
+        if (m->nrigid > 0) {
+            return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
+                             "contact model 'mlcp-cr' has no rigid bodies (the model has %d); "
+                             "use --contact al or ipc",
+                             m->nrigid);
+        }
+        if (alci_frictionOn(m)) {
+            return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
+                             "contact model 'mlcp-cr' is frictionless so far (V&J's kinetic and "
+                             "static friction rows are not built); the scene sets friction: "
+                             "remove its friction coefficients or use --contact al or ipc");
+        }
+        if (def->backend == ALC_BACKEND_CUDA) {
+            return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
+                             "contact model 'mlcp-cr' runs on the reference backend only "
+                             "(--backend ref)");
+        }
+    }
     if (def->backend < ALC_BACKEND_AUTO || def->backend > ALC_BACKEND_CUDA) {
         return ALC_ERROR(sim, ALC_ERR_INVALID_ARG, "unknown backend %d", def->backend);
     }
@@ -122,8 +143,9 @@ alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
         // only for what the CUDA backend runs (not the IPC model, a direct linear solver, the
         // reuse of the Hessian nor rigid bodies)
         int cuda = alcu_cudaAvailable() && alcg_backend_complete() && !alcg_device_emulated() &&
-                   m->opt.contact != ALC_CONTACT_IPC && m->opt.linearSolver == ALC_LINSOLVE_PCG &&
-                   !m->opt.hessianReuse && m->nrigid == 0;
+                   m->opt.contact != ALC_CONTACT_IPC && m->opt.contact != ALC_CONTACT_MLCP_CR &&
+                   m->opt.linearSolver == ALC_LINSOLVE_PCG && !m->opt.hessianReuse &&
+                   m->nrigid == 0;
         backend = cuda ? ALC_BACKEND_CUDA : ALC_BACKEND_REF;
     }
     sim->backend = backend;
@@ -301,6 +323,8 @@ alctStatus alc_step(alcSim* sim, alcData* d) {
     sim->stepping = 1;  // warnings raised now belong to step d->step + 1
     if (m->opt.contact == ALC_CONTACT_IPC) {
         st = alci_step_ipc(sim, d);
+    } else if (m->opt.contact == ALC_CONTACT_MLCP_CR) {
+        st = alci_step_mlcp(sim, d);
     } else {
         st = alci_step_al(sim, d);
     }

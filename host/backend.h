@@ -79,6 +79,41 @@ typedef struct alciCollectOut_ {
     int grown;        // candidate buffer capacity after a grow (0 = no grow)
 } alciCollectOut;
 
+/// Parameters of an mlcp-cr step (host/step_mlcp.c; Verschoor and Jalba, Algorithm 1).
+typedef struct alciMlcpParams_ {
+    int precond;        // alctMlcpPrecond
+    int maxRounds;      // QP solves per step at most (each after new pairs, an advance or a
+                        // re-linearization)
+    int maxCr;          // conjugate residual iterations per solve at most
+    double gapTol;      // eps2 (m): a pair's distance may end this far below delta, or above
+                        // it while its multiplier is positive
+    double fraction;    // the inversion bound's volume fraction (alcOption.inversionFraction)
+    int allTets;        // the inversion bound protects every tetrahedron
+    int nonInvertible;  // some tetrahedra are protected (Neo-Hookean bodies)
+    const alcData* data;  // the step's data, for the cancellation check (alc_cancelStep)
+} alciMlcpParams;
+
+/// What an mlcp-cr step did.
+typedef struct alciMlcpOut_ {
+    int rounds;          // QP solves
+    int crIters;         // conjugate residual iterations over all solves
+    int crMax;           // most of one solve
+    int crCapped;        // solves that ended at maxCr without converging
+    int crFailed;        // 1: one of them ended with a larger residual than it started with,
+                         // and the step ended there
+    int advances;        // rounds whose end state CCD or the inversion bound cut short
+    int relinearized;    // rounds that re-linearized every pair at a clean end state
+    int converged;       // 1: the last end state held every pair within gapTol, no new pair
+    double alphaMin;     // the smallest fraction an advance took (1 when none was cut)
+    double alphaSum;     // per round, the fraction of X -> q that X moved (0 for a round that
+                         // only added pairs: the MLCP is solved again from the same X)
+    int contactsMax;     // most pairs in a solve
+    double contactsSum;  // pairs summed over the solves
+    int candidatesMax;   // most broad-phase candidates of one CCD pass
+    double violation;    // largest delta - d over the pairs at the end state, at least 0 (m)
+    double tAssemble, tSolve, tCcd;  // seconds: assembly, CR solves, CCD and the bounds
+} alciMlcpOut;
+
 typedef struct alciBackendOps_ {
     const char* name;
     /// Free everything the backend owns (NULL-safe on its state).
@@ -183,6 +218,16 @@ typedef struct alciBackendOps_ {
     /// Lag friction from the barrier constraints at XT, normal forces kappa |db/dd| / h^2 with
     /// the barrier stiffness of the previous step (no friction before the first assembly).
     alctStatus (*ipcFrictionLag)(void* be, double dhat);
+
+    // ---- the mlcp-cr model (host/step_mlcp.c); NULL where the backend does not have it ----
+    /// The whole step after beginStep: A = M + h^2 Hess E and the gradient at XHAT (free
+    /// vertices at x^t, kinematic ones at their targets), then rounds of: the MLCP of the
+    /// active pairs linearized at X, solved by active-set conjugate residual; CCD from X to its
+    /// solution, new pairs joining the set; X advanced by the CCD's and the inversion bound's
+    /// fraction where they cut it, else X := the solution and every pair re-linearized there,
+    /// until a solution keeps every pair within gapTol of its constraint. X is intersection-
+    /// free after every round; endStep then ends the step at X.
+    alctStatus (*mlcpStep)(void* be, const alciMlcpParams* p, alciMlcpOut* out);
 } alciBackendOps;
 
 /// A backend: its operation table and its state.

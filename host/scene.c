@@ -173,9 +173,9 @@ static int readSolver(Loader* L, alciYNode* root) {
     if (!n) return 1;
     if (!alciy_expectMap(&L->y, n, "solver")) return 0;
     alcOption* o = alc_specOption(L->spec);
-    static const char* const contactNames[] = {"al", "ipc", "penalty", "none", NULL};
+    static const char* const contactNames[] = {"al", "ipc", "penalty", "none", "mlcp-cr", NULL};
     static const int contactValues[] = {ALC_CONTACT_AL, ALC_CONTACT_IPC, ALC_CONTACT_PENALTY,
-                                        ALC_CONTACT_NONE};
+                                        ALC_CONTACT_NONE, ALC_CONTACT_MLCP_CR};
     static const char* const invNames[] = {"auto", "all", NULL};
     static const int invValues[] = {ALC_INVERSION_AUTO, ALC_INVERSION_ALL};
     static const char* const invBoundNames[] = {"end", "path", NULL};
@@ -215,6 +215,7 @@ static int readSolver(Loader* L, alciYNode* root) {
                                        "pair_mu_max",
                                        "friction_secant",
                                        "inversion_bound",
+                                       "mlcp",
                                        NULL};
     int ok =
         alciy_getEnum(&L->y, n, "contact", contactNames, contactValues, &o->contact) &&
@@ -259,6 +260,17 @@ static int readSolver(Loader* L, alciYNode* root) {
              alciy_getNumber(&L->y, ipc, "newton_tol", &o->ipcNewtonTol, 0, BIG, 0) &&
              alciy_getBool(&L->y, ipc, "toi_termination", &o->ipcToiTerm) &&
              alciy_checkKeys(&L->y, ipc, ipcKeys);
+        if (!ok) return 0;
+    }
+    alciYNode* mlcp = alciy_get(n, "mlcp");
+    if (mlcp) {
+        if (!alciy_expectMap(&L->y, mlcp, "solver.mlcp")) return 0;
+        static const char* const mlcpKeys[] = {"precond", "gap_tol", NULL};
+        static const char* const precNames[] = {"full", "diag", NULL};
+        static const int precValues[] = {ALC_MLCP_FULL, ALC_MLCP_DIAG};
+        ok = alciy_getEnum(&L->y, mlcp, "precond", precNames, precValues, &o->mlcpPrecond) &&
+             alciy_getNumber(&L->y, mlcp, "gap_tol", &o->mlcpGapTol, 1e-9, 0.5, 0) &&
+             alciy_checkKeys(&L->y, mlcp, mlcpKeys);
         if (!ok) return 0;
     }
     return alciy_checkKeys(&L->y, n, keys);

@@ -625,6 +625,9 @@ static alctStatus checkOptions(const alcOption* o, char* err, int errsz) {
         o->pairMuMax);
     REQ(o->frictionSecant == 0 || o->frictionSecant == 1, "friction_secant %d must be 0 or 1",
         o->frictionSecant);
+    REQ(o->mlcpPrecond == ALC_MLCP_FULL || o->mlcpPrecond == ALC_MLCP_DIAG,
+        "unknown mlcp preconditioner %d", o->mlcpPrecond);
+    REQ(o->mlcpGapTol > 0 && o->mlcpGapTol < 1, "mlcp gap_tol %g must be in (0, 1)", o->mlcpGapTol);
 #undef REQ
     return ALC_OK;
 }

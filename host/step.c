@@ -248,6 +248,24 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
     return ALC_OK;
 }
 
+alciStepInput alci_stepInput(alcSim* sim, alcData* d, double h) {
+    const alcModel* m = sim->m;
+    alciStepInput in;
+    in.x = d->x;
+    in.v = d->v;
+    in.kinTarget = d->kin_target;
+    in.kinMask = sim->kinMask;
+    in.h = h;
+    sim->stepH = h;
+    in.gravity = m->opt.gravity;
+    in.rigidPose = d->rigid_pose;
+    in.rigidPosePrev = d->rigid_posePrev;
+    alci_driver_rigidTargets(m, sim->kinMask, d->kin_target, sim->rigidKin, sim->rigidTarget);
+    in.rigidKin = sim->rigidKin;
+    in.rigidTarget = sim->rigidTarget;
+    return in;
+}
+
 /// One attempt at a step of length h from d->x, d->v to the targets in d->kin_target: Algorithm
 /// 1 as the paper has it. With canSplit, an attempt whose alpha stays below stallAlpha for
 /// splitAfter outer iterations in a row gives up: *stalled = 1, d->x and d->v untouched (the
@@ -285,19 +303,7 @@ static alctStatus stepOnce(alcSim* sim, alcData* d, double h, int canSplit, int*
     int newton0 = s->newton;  // mu is estimated at this attempt's first Newton iteration
 
     // inertia target, kinematic targets in xhat^[0] (Alg. 1 lines 3-5, §5.3)
-    alciStepInput in;
-    in.x = d->x;
-    in.v = d->v;
-    in.kinTarget = d->kin_target;
-    in.kinMask = sim->kinMask;
-    in.h = h;
-    sim->stepH = h;
-    in.gravity = o->gravity;
-    in.rigidPose = d->rigid_pose;
-    in.rigidPosePrev = d->rigid_posePrev;
-    alci_driver_rigidTargets(m, sim->kinMask, d->kin_target, sim->rigidKin, sim->rigidTarget);
-    in.rigidKin = sim->rigidKin;
-    in.rigidTarget = sim->rigidTarget;
+    alciStepInput in = alci_stepInput(sim, d, h);
     st = ops->beginStep(be, &in);
     if (st != ALC_OK) return st;
     // moving boundaries at their targets in xhat^[0] (§5.3) -- unless that would crush a

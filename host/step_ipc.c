@@ -121,20 +121,9 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
     ops->setContactParams(be, &cp);
     ops->resetContacts(be);
 
-    alciStepInput in;
-    in.x = d->x;
-    in.v = d->v;
-    in.kinTarget = d->kin_target;
-    in.kinMask = sim->kinMask;
-    in.h = h;
-    in.gravity = o->gravity;
-    in.rigidPose = d->rigid_pose;
-    in.rigidPosePrev = d->rigid_posePrev;
     // kinematic rigid bodies: the poses their drivers fit, reached by the moving boundaries'
     // augmented Lagrangian below as kinematic vertices are (rigid IPC §4.4)
-    alci_driver_rigidTargets(m, sim->kinMask, d->kin_target, sim->rigidKin, sim->rigidTarget);
-    in.rigidKin = sim->rigidKin;
-    in.rigidTarget = sim->rigidTarget;
+    alciStepInput in = alci_stepInput(sim, d, h);
     st = ops->beginStep(be, &in);
     if (st == ALC_OK && cp.friction) st = ops->ipcFrictionLag(be, dhat);
     if (st == ALC_OK && !sim->ipcChecked) st = checkSettings(sim, d, dhat, epsd);

@@ -207,7 +207,7 @@ ALC_TEST(mlcpCr_matchesEnumeration) {
             alcrBsr A;
             memset(&A, 0, sizeof A);
             ENSURE(toBsr(&P, &A));
-            alcrCrRows R = {P.m, P.vert, P.w, P.nrm, P.c};
+            alcrCrRows R = {P.m, P.vert, P.w, P.nrm, NULL, P.c};
             alcrCrOptions o = alcr_cr_defaultOptions();
             o.precond = pc ? ALCR_CR_FULL : ALCR_CR_DIAG;
             o.eps1 = o.eps2 = 1e-10;
@@ -259,7 +259,7 @@ ALC_TEST(mlcpCr_warmStartAndCap) {
     alcrBsr A;
     memset(&A, 0, sizeof A);
     ENSURE(toBsr(&P, &A));
-    alcrCrRows R = {P.m, P.vert, P.w, P.nrm, P.c};
+    alcrCrRows R = {P.m, P.vert, P.w, P.nrm, NULL, P.c};
     alcrCrOptions o = alcr_cr_defaultOptions();
     o.eps1 = o.eps2 = 1e-10;
     double v[MAXD], lam[MAXM];
@@ -293,7 +293,7 @@ ALC_TEST(mlcpCr_refusesBadInput) {
     double v[MAXD], lam[1];
     int active[1];
     P.vert[0] = 5;
-    alcrCrRows R = {1, P.vert, P.w, P.nrm, P.c};
+    alcrCrRows R = {1, P.vert, P.w, P.nrm, NULL, P.c};
     ENSURE(alcr_cr_solve(&A, P.b, &R, NULL, v, lam, active, 0, NULL) == ALC_ERR_INVALID_ARG);
     P.vert[0] = 0;
     A.val[9 * A.diag[1] + 4] = 0;

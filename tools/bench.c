@@ -47,11 +47,11 @@ static void benchUsage(FILE* out) {
             "\n"
             "options:\n"
             "  --steps N            steps to run (default: the scene's run.steps)\n"
-            "  --models a,b,...     contact models to compare (al, ipc, penalty); ratios are\n"
-            "                       printed against the first\n"
+            "  --models a,b,...     contact models to compare (al, ipc, penalty, mlcp-cr); ratios\n"
+            "                       are printed against the first\n"
             "  --repeats R          run R times and keep the fastest (default 1)\n"
             "  --preset P, --set NAME=VALUE, --backend B, --threads N, --ipc-stop S,\n"
-            "  --ipc-dhat D, --linear-solver S\n"
+            "  --ipc-dhat D, --linear-solver S, --mlcp-precond P\n"
             "                       as for alcove run\n"
             "  --table              run the built-in benchmark table (make bench)\n"
             "  --list               list the table\n"
@@ -256,8 +256,10 @@ int alc_cmdBench(int argc, char** argv) {
             for (char* tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
                 int c = alc_cliContact(tok);
                 if (c < 0 || c == ALC_CONTACT_NONE || nmodel >= ALC_NCONTACTMODEL) {
-                    fprintf(stderr, "alcove bench: unknown contact model '%s' (al, ipc, penalty)\n",
-                            tok);
+                    fprintf(
+                        stderr,
+                        "alcove bench: unknown contact model '%s' (al, ipc, penalty, mlcp-cr)\n",
+                        tok);
                     return ALC_EXIT_USAGE;
                 }
                 models[nmodel++] = c;

@@ -14,6 +14,7 @@ void alc_cliSceneInit(alcCliScene* s) {
     s->backend = ALC_BACKEND_AUTO;
     s->contact = -1;
     s->ipcToi = -1;
+    s->mlcpPrecond = -1;
     s->ipcDhat = -1;
     s->linearSolver = -1;
 }
@@ -30,11 +31,12 @@ int alc_cliContact(const char* name) {
     if (!strcmp(name, "ipc")) return ALC_CONTACT_IPC;
     if (!strcmp(name, "penalty")) return ALC_CONTACT_PENALTY;
     if (!strcmp(name, "none")) return ALC_CONTACT_NONE;
+    if (!strcmp(name, "mlcp-cr")) return ALC_CONTACT_MLCP_CR;
     return -1;
 }
 
 const char* alc_cliContactName(int c) {
-    static const char* names[] = {"al", "ipc", "penalty", "none"};
+    static const char* names[] = {"al", "ipc", "penalty", "none", "mlcp-cr"};
     return c >= 0 && c < ALC_NCONTACTMODEL ? names[c] : "?";
 }
 
@@ -115,7 +117,8 @@ int alc_cliSceneOption(alcCliScene* s, int argc, char** argv, int* i) {
         if (!*v) return -1;
         s->contact = alc_cliContact(v);
         if (s->contact < 0) {
-            fprintf(stderr, "alcove: unknown contact model '%s' (al, ipc, penalty or none)\n", v);
+            fprintf(stderr,
+                    "alcove: unknown contact model '%s' (al, ipc, penalty, mlcp-cr or none)\n", v);
             return -1;
         }
         return 1;
@@ -140,6 +143,17 @@ int alc_cliSceneOption(alcCliScene* s, int argc, char** argv, int* i) {
                                                  : -1;
         if (s->linearSolver < 0) {
             fprintf(stderr, "alcove: unknown linear solver '%s' (pcg, direct or auto)\n", v);
+            return -1;
+        }
+        return 1;
+    }
+    if ((v = optValue(argc, argv, i, "--mlcp-precond"))) {
+        if (!*v) return -1;
+        s->mlcpPrecond = !strcmp(v, "full")   ? ALC_MLCP_FULL
+                         : !strcmp(v, "diag") ? ALC_MLCP_DIAG
+                                              : -1;
+        if (s->mlcpPrecond < 0) {
+            fprintf(stderr, "alcove: unknown mlcp-cr preconditioner '%s' (full or diag)\n", v);
             return -1;
         }
         return 1;
@@ -177,6 +191,7 @@ alcModel* alc_cliLoad(const alcCliScene* s) {
     if (s->contact >= 0) m->opt.contact = s->contact;
     if (s->ipcToi >= 0) m->opt.ipcToiTerm = s->ipcToi;
     if (s->linearSolver >= 0) m->opt.linearSolver = s->linearSolver;
+    if (s->mlcpPrecond >= 0) m->opt.mlcpPrecond = s->mlcpPrecond;
     if (s->ipcDhat >= 0) m->opt.ipcDhat = s->ipcDhat > 0 ? s->ipcDhat : m->opt.delta;
     return m;
 }
@@ -209,8 +224,8 @@ void alc_cliShellQuote(char* out, size_t n, const char* s) {
 int alc_cliParseSize(const char* cmd, const char* v, int minW, int minH, int* w, int* h) {
     int ww = 0, hh = 0;
     char tail = 0;
-    if (!v || sscanf(v, "%dx%d%c", &ww, &hh, &tail) != 2 || ww < minW || hh < minH ||
-        ww > 8192 || hh > 8192) {
+    if (!v || sscanf(v, "%dx%d%c", &ww, &hh, &tail) != 2 || ww < minW || hh < minH || ww > 8192 ||
+        hh > 8192) {
         fprintf(stderr, "alcove %s: --size expects WxH within %dx%d..8192x8192, got '%s'\n", cmd,
                 minW, minH, v ? v : "");
         return 0;

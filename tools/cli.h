@@ -30,13 +30,14 @@ typedef struct {
     int ipcToi;      ///< -1: the scene's; 0: IPC ends on its residual; 1: on cumulative TOI
     double ipcDhat;  ///< < 0: the scene's; 0: the scene's delta; > 0: IPC's dhat (m)
     int linearSolver;  ///< -1: the scene's, else alctLinearSolver
+    int mlcpPrecond;   ///< -1: the scene's, else alctMlcpPrecond
 } alcCliScene;
 
 void alc_cliSceneInit(alcCliScene* s);
 
 /// Try to consume one scene option at argv[*i] (--preset, --set, --steps, --backend, --threads,
-/// --contact, --ipc-stop, --ipc-dhat, --linear-solver). Returns 1 if consumed, 0 if not a scene option, -1 on a bad
-/// value (message printed).
+/// --contact, --ipc-stop, --ipc-dhat, --linear-solver, --mlcp-precond). Returns 1 if consumed, 0
+/// if not a scene option, -1 on a bad value (message printed).
 int alc_cliSceneOption(alcCliScene* s, int argc, char** argv, int* i);
 
 /// Load the scene with the overrides applied; prints the error and returns NULL on failure.

@@ -39,7 +39,7 @@ static void usage(FILE* out) {
             "  --all              a row for every step, also where the two agree\n"
             "  --quiet            the totals only\n"
             "  --preset P, --set NAME=VALUE, --backend B, --threads N, --contact M,\n"
-            "  --ipc-stop S, --ipc-dhat D, --linear-solver S\n"
+            "  --ipc-stop S, --ipc-dhat D, --linear-solver S, --mlcp-precond P\n"
             "                     as for alcove run, applied to both scenes\n"
             "  -h, --help         this text\n\n"
             "Exit 0 when both ran every step, 1 when a step failed (the totals so far are\n"

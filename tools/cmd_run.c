@@ -92,13 +92,15 @@ static void runUsage(FILE* out) {
         "  --backend B        ref, cuda or auto (default auto: cuda when a device is usable)\n"
         "  --preset P         use the parameter preset P of the scene (e.g. full)\n"
         "  --set NAME=VALUE   override a scene parameter (repeatable)\n"
-        "  --contact M        al, ipc, penalty or none (default: the scene's)\n"
+        "  --contact M        al, ipc, penalty, mlcp-cr or none (default: the scene's)\n"
         "  --ipc-stop S       under ipc, end a step on its residual (||p||/h < newton_tol) or\n"
         "                     on cumulative TOI (the AL paper's rule); default: the scene's\n"
         "  --ipc-dhat D       under ipc, the barrier's reach dhat in m, or 'delta' for the\n"
         "                     scene's contact offset (default: the scene's, else 1e-3 l)\n"
         "  --linear-solver S  pcg, direct (sparse Cholesky, reference backend) or auto (PCG,\n"
         "                     Cholesky where PCG ends at its cap); default: the scene's, else pcg\n"
+        "  --mlcp-precond P   under mlcp-cr, the conjugate residual's preconditioner: full or\n"
+        "                     diag (default: the scene's, else full)\n"
         "  --threads N        CPU threads of the reference backend (default: the cores\n"
         "                     idle at the start, at most one per 1024 elements)\n"
         "  --frames F         vtu, ply or none (default: the scene's run.frames)\n"
@@ -213,8 +215,9 @@ static int writeFrame(Writer* w, alcSim* sim, const alcData* d, long idx) {
 
 /// The options of `alcove run` that take a value (as "--opt VALUE" or "--opt=VALUE").
 static const char* const kValueOptions[] = {
-    "--out",     "--frames",  "--every",   "--preset",   "--set",           "--steps",
-    "--threads", "--backend", "--contact", "--ipc-dhat", "--linear-solver", NULL};
+    "--out",           "--frames",       "--every",   "--preset",  "--set",
+    "--steps",         "--threads",      "--backend", "--contact", "--ipc-dhat",
+    "--linear-solver", "--mlcp-precond", NULL};
 
 /// The key of the argument at argv[i] that a later one with the same key overrides: the option
 /// name (with the parameter name for --set NAME=VALUE; -q and -v as --quiet and --verbose),

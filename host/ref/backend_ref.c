@@ -520,6 +520,14 @@ static alctStatus opIpcFrictionLag(void* be, double dhat) {
     return st;
 }
 
+static alctStatus opMlcpStep(void* be, const alciMlcpParams* p, alciMlcpOut* out) {
+    alcrBackend* B = (alcrBackend*)be;
+    ThreadScope ts = enterThreads(B);
+    alctStatus st = alcr_mlcp_step(B, p, out);
+    leaveThreads(ts);
+    return st;
+}
+
 static const alciBackendOps kRefOps = {"ref",
                                        opDestroy,
                                        opResetContacts,
@@ -553,7 +561,8 @@ static const alciBackendOps kRefOps = {"ref",
                                        opIpcBoundaryAl,
                                        opIpcBoundaryUpdate,
                                        opIpcBoundaryProgress,
-                                       opIpcFrictionLag};
+                                       opIpcFrictionLag,
+                                       opMlcpStep};
 
 alctStatus alcr_backend_make(alcSim* sim, alciBackend* out) {
     const alcModel* m = sim->m;

@@ -327,6 +327,9 @@ double alcr_contact_normalForce(const alcrBackend* B, const alcrPair* P);
 /// Make sure the BSR pattern holds the static and contact blocks.
 alctStatus alcr_contact_pattern(alcrBackend* B);
 
+// mlcp_step_ref.c: the mlcp-cr model's step after beginStep (alciBackendOps.mlcpStep)
+alctStatus alcr_mlcp_step(alcrBackend* B, const alciMlcpParams* p, alciMlcpOut* out);
+
 // ccd_ref.c
 alctStatus alcr_ccd_make(alcrBackend* B);
 void alcr_ccd_free(alcrBackend* B);

@@ -30,27 +30,30 @@ alcrCrOptions alcr_cr_defaultOptions(void) {
     return o;
 }
 
+/// Row k's coefficient at slot a, component c: w_ka n_k[c], or its entry of grad.
+static inline double rowCoef(const alcrCrRows* R, int k, int a, int c) {
+    return R->grad ? R->grad[12 * k + 3 * a + c] : R->w[4 * k + a] * R->nrm[3 * k + c];
+}
+
 /// J_k v.
 static double rowDot(const alcrCrRows* R, int k, const double* v) {
-    const double* nk = R->nrm + 3 * k;
     double s = 0;
     for (int a = 0; a < 4; a++) {
         int i = R->vert[4 * k + a];
         if (i < 0) continue;
         const double* vi = v + 3 * i;
-        s += R->w[4 * k + a] * (nk[0] * vi[0] + nk[1] * vi[1] + nk[2] * vi[2]);
+        s +=
+            rowCoef(R, k, a, 0) * vi[0] + rowCoef(R, k, a, 1) * vi[1] + rowCoef(R, k, a, 2) * vi[2];
     }
     return s;
 }
 
 /// out += s J_k^T.
 static void rowAdd(const alcrCrRows* R, int k, double s, double* out) {
-    const double* nk = R->nrm + 3 * k;
     for (int a = 0; a < 4; a++) {
         int i = R->vert[4 * k + a];
         if (i < 0) continue;
-        double f = s * R->w[4 * k + a];
-        for (int c = 0; c < 3; c++) out[3 * i + c] += f * nk[c];
+        for (int c = 0; c < 3; c++) out[3 * i + c] += s * rowCoef(R, k, a, c);
     }
 }
 
@@ -136,7 +139,8 @@ alctStatus alcr_cr_solve(const alcrBsr* A, const double* b, const alcrCrRows* ro
     memset(&res, 0, sizeof res);
     res.monotone = 1;
     if (!A || !b || !rows || !v || !lambda || !active ||
-        (rows->m > 0 && (!rows->vert || !rows->w || !rows->nrm || !rows->c)) || rows->m < 0) {
+        (rows->m > 0 && (!rows->vert || !rows->c || (!rows->grad && (!rows->w || !rows->nrm)))) ||
+        rows->m < 0) {
         return ALC_ERR_INVALID_ARG;
     }
     Cr C;
@@ -169,12 +173,11 @@ alctStatus alcr_cr_solve(const alcrBsr* A, const double* b, const alcrCrRows* ro
     }
     for (int k = 0; k < C.m && st == ALC_OK; k++) {
         double s = 0;
-        const double* nk = rows->nrm + 3 * k;
         for (int a = 0; a < 4; a++) {
             int i = rows->vert[4 * k + a];
             if (i < 0) continue;
             for (int c = 0; c < 3; c++) {
-                double l = rows->w[4 * k + a] * nk[c];
+                double l = rowCoef(rows, k, a, c);
                 s += l * l * C.adInv[3 * i + c];
             }
         }
@@ -218,6 +221,7 @@ alctStatus alcr_cr_solve(const alcrBsr* A, const double* b, const alcrCrRows* ro
         double rn = sqrt(dot(C.N, r, r)), ur = 0;
         for (int k = 0; k < C.m; k++) ur = fmax(ur, fabs(r[C.n3 + k]));
         res.rnorm = rn;
+        if (pass == 0) res.rnorm0 = rn;
         int met = (rn < o.eps1 && ur < o.eps2) || sqrt(dot(C.N, w, w)) < o.eps1;
         if (met && sinceRestart > 0) {
             res.restarts++;

@@ -1,10 +1,9 @@
 // The contact MLCP of Verschoor and Jalba (mlcp-conjugate-residual-collision-response.txt, Eq.
-// 9-11;
-// ../shared/research/seeds-001-002.md §2.3-2.7), solved by their active-set preconditioned
+// 9-11; ../shared/research/seeds-001-002.md §2.3-2.7), solved by their active-set preconditioned
 // Conjugate Residual method (Algorithm 1, lines 7-23, with Algorithm 2's normal-contact state
-// rules): the first building block of the `mlcp-cr` comparison mode (issue 22, item 2). This
-// file has the frictionless solver; the friction rows (Algorithm 3), the duplicate scaling Z, the
-// per-step loop with re-linearization and CCD at convergence are not built yet.
+// rules): the solver of the `mlcp-cr` model (issue 22, item 2), whose per-step loop with CCD and
+// re-linearization is host/ref/mlcp_step_ref.c. Frictionless: the friction rows (Algorithm 3)
+// and the duplicate scaling Z are not built yet.
 //
 // Problem: minimize 1/2 v^T A v - v^T b subject to J v >= c, A symmetric positive definite
 // (the reference's BSR, both triangles stored), one row per contact touching up to four vertices:
@@ -33,11 +32,14 @@ extern "C" {
 
 /// Linear inequality rows J v >= c on the 3 n DOFs of n vertices.
 typedef struct alcrCrRows_ {
-    int m;              ///< rows
-    const int* vert;    ///< m x 4 vertex ids (-1: unused slot)
-    const double* w;    ///< m x 4 weights of the slots
-    const double* nrm;  ///< m x 3 row normals: row k's gradient at vertex vert_ka is w_ka n_k
-    const double* c;    ///< m offsets (m)
+    int m;               ///< rows
+    const int* vert;     ///< m x 4 vertex ids (-1: unused slot)
+    const double* w;     ///< m x 4 weights of the slots (unused when grad is set)
+    const double* nrm;   ///< m x 3 row normals: row k's gradient at vertex vert_ka is w_ka n_k
+                         ///< (unused when grad is set)
+    const double* grad;  ///< NULL, or m x 12: row k's gradient at vertex vert_ka is
+                         ///< grad[12 k + 3 a .. + 2] (a distance gradient as it comes)
+    const double* c;     ///< m offsets (m)
 } alcrCrRows;
 
 /// The preconditioners of V&J §3.3 (Eq. 22 with A -> diag(A), S -> diag(J_a diag(A)^-1 J_a^T)).
@@ -65,6 +67,7 @@ typedef struct alcrCrResult_ {
     int releases;     ///< rows switched to inactive
     int converged;    ///< 1: the residual tests held and a forced evaluation changed nothing
     double rnorm;     ///< ||r|| at exit
+    double rnorm0;    ///< ||r|| at the start (after the start's state evaluation)
     int monotone;     ///< 1 if ||C^-1/2 r|| (z.r) never grew between two state changes
                       ///< (meaningful for ALCR_CR_DIAG, whose C is SPD; V&J claim VJ4)
 } alcrCrResult;

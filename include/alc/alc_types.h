@@ -74,8 +74,18 @@ typedef enum alctContactModel_ {
     ALC_CONTACT_IPC,      ///< IPC log barrier with CCD-filtered line search
     ALC_CONTACT_PENALTY,  ///< AL energy with multipliers fixed at zero (the paper's ablation)
     ALC_CONTACT_NONE,     ///< no contact at all (bodies pass through each other)
+    /// Verschoor and Jalba's mixed LCP, one linearly implicit step solved by active-set
+    /// conjugate residual with constraint re-linearization and CCD (frictionless, soft bodies,
+    /// reference backend; docs/contact-models.md)
+    ALC_CONTACT_MLCP_CR,
     ALC_NCONTACTMODEL
 } alctContactModel;
+
+/// Preconditioner of the mlcp-cr model's conjugate residual solver (Verschoor and Jalba Eq. 22).
+typedef enum alctMlcpPrecond_ {
+    ALC_MLCP_FULL = 0,  ///< the block inverse of the KKT matrix with diagonal A and Schur blocks
+    ALC_MLCP_DIAG       ///< blockdiag(diag(A)^-1, diag(S)^-1): positive definite, weaker
+} alctMlcpPrecond;
 
 /// How the Newton systems are solved.
 typedef enum alctLinearSolver_ {
@@ -218,6 +228,10 @@ typedef struct alcOption_ {
                                ///< next Newton matrix (docs/architecture.md); 0 = the exact
                                ///< friction Hessian always; default 1
     int inversionBound;        ///< alctInversionBound; default ALC_INVBOUND_END
+    int mlcpPrecond;           ///< mlcp-cr model: alctMlcpPrecond; default ALC_MLCP_FULL
+    double mlcpGapTol;         ///< mlcp-cr model: how far a contact's distance may end from
+                               ///< delta (below it, or above it with a positive multiplier), as a
+                               ///< fraction of delta (V&J's eps2); default 1e-3
 } alcOption;
 
 /// Output format of frames.

@@ -1,0 +1,297 @@
+// The mlcp-cr model's time step on the reference backend (issue 22, item 2): Verschoor and
+// Jalba's Algorithm 1 (mlcp-conjugate-residual-collision-response.txt; the digest
+// ../shared/research/seeds-001-002.md §2.5-2.8 and §3.2 (a)) in the position form of alcove's
+// contact pairs, frictionless.
+//
+// The step is linearly implicit (V&J Eq. 3-5, Baraff and Witkin): the incremental potential is
+// replaced by its quadratic model at XHAT^0 (free vertices at x^t, kinematic ones at their
+// targets), A = M + h^2 Hess E (the SPD-projected Hessian the AL model assembles) and
+// G = M (XHAT^0 - x~) + h^2 grad E; the unknown is the displacement p of the end state
+// q = XHAT^0 + p. A contact pair k with distance d_k and gradient g_k = grad d_k linearized at X
+// asks d_k(X) + g_k . (q - X) >= delta: the row g_k . p >= c_k with
+// c_k = delta - d_k(X) - g_k . (XHAT^0 - X), V&J's Eq. 7 in positions (their j_k v with v = p/h
+// and their gap d_k replaced by the gap above delta). The MLCP
+//     A p - J^T lambda = -G,  0 <= J p - c  ⊥  lambda >= 0
+// is solved by alcr_cr_solve (active-set conjugate residual, Diag or Full preconditioner), warm
+// started from the last round's p and multipliers. Then, as in V&J's lines 24-30:
+//   - CCD over every candidate along X -> q (the broad phase of the AL model): pairs the path
+//     brings within reach join the set, linearized at X, and the MLCP is solved again (V&J's
+//     "check all candidates for new collisions");
+//   - where no pair joins but CCD, or the inversion bound of the protected tetrahedra, cuts the
+//     path at alpha < 1, X advances by alpha and every pair is re-linearized there (the
+//     constraint geometry changed more than its linearization holds);
+//   - otherwise q is reached whole: X := q and every pair is re-linearized at q (V&J Eq. 21
+//     with w = 1; X, an intersection-free state, is where every linearization is taken, so no
+//     blending is needed to keep normals from flipping through a crossing). The step ends when
+//     every pair's true distance at q is at least delta - eps2 and every pair with a positive
+//     multiplier is within eps2 of delta (V&J's 0 < C_k < eps2 with alcove's offset delta).
+// X is intersection-free after every round (each move of X is a CCD-cleared straight path), so
+// a step that reaches its round cap ends at a clean state short of the MLCP's solution: it is
+// counted (alcStepStat.capped) and warned about, never output penetrating.
+//
+// Pairs keep their multipliers across steps (V&J: persistent, warm-started constraints); a pair
+// whose multiplier stays zero decays by Gamma per step and leaves the set below remove_below,
+// as in the AL model's Algorithm 3.
+#include "ref/backend_ref.h"
+#include "ref/mlcp_cr.h"
+#include "ref/vec_ref.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/// Scratch of one step: the rows of the pairs with a free vertex.
+typedef struct {
+    int cap;
+    int* pairOf;   // row -> pair
+    int* vert;     // rows x 4 (kinematic slots -1)
+    double* grad;  // rows x 12
+    double* c;     // rows
+    double* lam;   // rows
+    int* act;      // rows
+} Rows;
+
+static void rowsFree(Rows* R) {
+    free(R->pairOf);
+    free(R->vert);
+    free(R->grad);
+    free(R->c);
+    free(R->lam);
+    free(R->act);
+    memset(R, 0, sizeof *R);
+}
+
+static alctStatus rowsReserve(Rows* R, int m) {
+    if (R->pairOf && m <= R->cap) return ALC_OK;
+    int cap = m + m / 2 + 16;
+    rowsFree(R);
+    R->pairOf = (int*)malloc(sizeof(int) * (size_t)cap);
+    R->vert = (int*)malloc(sizeof(int) * 4 * (size_t)cap);
+    R->grad = (double*)malloc(sizeof(double) * 12 * (size_t)cap);
+    R->c = (double*)malloc(sizeof(double) * (size_t)cap);
+    R->lam = (double*)malloc(sizeof(double) * (size_t)cap);
+    R->act = (int*)malloc(sizeof(int) * (size_t)cap);
+    if (!R->pairOf || !R->vert || !R->grad || !R->c || !R->lam || !R->act) {
+        rowsFree(R);
+        return ALC_ERR_NOMEM;
+    }
+    R->cap = cap;
+    return ALC_OK;
+}
+
+/// Rows of the pairs linearized at X for the end state base + p; returns their count. A pair
+/// of kinematic vertices only has no row (nothing in the solve moves it).
+static int buildRows(const alcrBackend* B, const double* base, Rows* R) {
+    int m = 0;
+    double delta = B->cp.delta;
+    for (int k = 0; k < B->npair; k++) {
+        const alcrPair* P = &B->pairs[k];
+        int free = 0;
+        double c = delta - P->d;
+        for (int a = 0; a < 4; a++) {
+            int v = P->v[a];
+            for (int j = 0; j < 3; j++) c -= P->g[3 * a + j] * (base[3 * v + j] - B->x[3 * v + j]);
+            R->vert[4 * m + a] = B->kin[v] ? -1 : v;
+            free |= !B->kin[v];
+        }
+        if (!free) continue;
+        memcpy(R->grad + 12 * m, P->g, sizeof P->g);
+        R->c[m] = c;
+        R->lam[m] = P->lambda > 0 ? P->lambda : 0;
+        R->act[m] = P->active && P->lambda > 0;
+        R->pairOf[m] = k;
+        m++;
+    }
+    return m;
+}
+
+static alctStatus keysReserve(long long** keys, int* cap, int n) {
+    if (n <= *cap) return ALC_OK;
+    int c = n + n / 2 + 16;
+    long long* k = (long long*)realloc(*keys, sizeof(long long) * (size_t)c);
+    if (!k) return ALC_ERR_NOMEM;
+    *keys = k;
+    *cap = c;
+    return ALC_OK;
+}
+
+/// Whether the active set holds a key that the sorted list keys[0, n) does not (a pair that
+/// the merge added; it may also have dropped decayed ones).
+static int anyNewKey(const alcrBackend* B, const long long* keys, int n) {
+    int j = 0;
+    for (int k = 0; k < B->npair; k++) {
+        long long key = B->pairs[k].key;
+        while (j < n && keys[j] < key) j++;
+        if (j >= n || keys[j] != key) return 1;
+    }
+    return 0;
+}
+
+/// Largest delta - d over the pairs (distances at X), at least 0; and whether every pair with
+/// a positive multiplier has d within tol of delta and none is below delta - tol.
+static int pairsHold(const alcrBackend* B, double tol, double* violation) {
+    int ok = 1;
+    double worst = 0, delta = B->cp.delta;
+    for (int k = 0; k < B->npair; k++) {
+        const alcrPair* P = &B->pairs[k];
+        int free = 0;
+        for (int a = 0; a < 4; a++) free |= !B->kin[P->v[a]];
+        if (!free) continue;
+        double gap = P->d - delta;
+        if (-gap > worst) worst = -gap;
+        if (gap < -tol || (P->lambda > 0 && gap > tol)) ok = 0;
+    }
+    *violation = worst;
+    return ok;
+}
+
+alctStatus alcr_mlcp_step(alcrBackend* B, const alciMlcpParams* prm, alciMlcpOut* out) {
+    memset(out, 0, sizeof *out);
+    out->alphaMin = 1;
+    int N = B->N;
+    double t0 = alci_now();
+    // the quadratic model at XHAT^0 (beginStep left the free vertices at x^t, the kinematic
+    // ones at their targets)
+    alciAssembleOut aout;
+    memset(&aout, 0, sizeof aout);
+    alctStatus st = alcr_contact_pattern(B);
+    if (st == ALC_OK) st = alcr_elastic_assemble(B, &aout);
+    if (st != ALC_OK) return st;
+    double* base = (double*)malloc(sizeof(double) * 3 * (size_t)N);
+    if (!base) return ALC_ERR_NOMEM;
+    double *rhs = base + N, *pPrev = rhs + N;
+    memcpy(base, B->xhat, sizeof(double) * (size_t)N);
+    for (int i = 0; i < N; i++) rhs[i] = -B->g[i];
+    memset(B->p, 0, sizeof(double) * (size_t)N);
+    alcr_contact_linearize(B);  // the carried pairs at X = x^t
+    out->tAssemble = alci_now() - t0;
+
+    // tolerances: eps2 in m; eps1 on the force residual (kg m, the units of G) of a per-DOF
+    // position error of 1e-2 eps2 at the mean nodal mass
+    double mbar = alci_model_meanMass(B->m);
+    if (!(mbar > 0)) mbar = 1;
+    alcrCrOptions co = alcr_cr_defaultOptions();
+    co.precond = prm->precond == ALC_MLCP_DIAG ? ALCR_CR_DIAG : ALCR_CR_FULL;
+    co.eps2 = 0.1 * prm->gapTol;
+    co.eps1 = 1e-2 * prm->gapTol * mbar * sqrt((double)N);
+    co.maxIter = prm->maxCr;
+
+    Rows R;
+    memset(&R, 0, sizeof R);
+    long long* keys = NULL;
+    int keyCap = 0;
+    for (int round = 0; round < prm->maxRounds; round++) {
+        st = alci_cancelled(B->sim, prm->data, "mlcp-cr round", round);
+        if (st != ALC_OK) break;
+        // the MLCP of the pairs linearized at X
+        double ts = alci_now();
+        st = rowsReserve(&R, B->npair);
+        if (st != ALC_OK) break;
+        int m = buildRows(B, base, &R);
+        alcrCrRows rows = {m, R.vert, NULL, NULL, R.grad, R.c};
+        alcrCrResult res;
+        memcpy(pPrev, B->p, sizeof(double) * (size_t)N);
+        st = alcr_cr_solve(&B->A, rhs, &rows, &co, B->p, R.lam, R.act, 1, &res);
+        if (st != ALC_OK) break;
+        alci_log(B->sim, 3,
+                 "mlcp-cr round %d: %d rows, %d CR iterations (%s), residual %.3e (from %.3e), "
+                 "%d activations, %d releases",
+                 round + 1, m, res.iters, res.converged ? "converged" : "at the cap", res.rnorm,
+                 res.rnorm0, res.activations, res.releases);
+        if (!res.converged) out->crCapped++;
+        if (!res.converged && !(res.rnorm <= res.rnorm0)) {
+            // cycling between constraint states (or a breakdown) to the cap, ending further
+            // from a solution than it started: that iterate is no solution, and solving the
+            // same MLCP again would do the same; the step ends at X, intersection-free, short
+            // of the solution (warned by the caller). A capped solve that lowered its residual
+            // is kept: near-duplicate rows make CR trade multipliers among themselves at a
+            // residual that is already small
+            out->rounds++;
+            out->crIters += res.iters;
+            if (res.iters > out->crMax) out->crMax = res.iters;
+            out->crFailed = 1;
+            memcpy(B->p, pPrev, sizeof(double) * (size_t)N);
+            out->tSolve += alci_now() - ts;
+            break;
+        }
+        out->rounds++;
+        out->crIters += res.iters;
+        if (res.iters > out->crMax) out->crMax = res.iters;
+        if (m > out->contactsMax) out->contactsMax = m;
+        out->contactsSum += m;
+        for (int k = 0; k < B->npair; k++) B->pairs[k].active = 0;
+        for (int r = 0; r < m; r++) {
+            alcrPair* P = &B->pairs[R.pairOf[r]];
+            P->lambda = R.act[r] ? R.lam[r] : 0;
+            P->active = R.act[r];
+            P->gamma = 1;
+        }
+        for (int i = 0; i < N; i++) B->xhat[i] = base[i] + B->p[i];
+        for (int r = 0; r < m; r++) {
+            // the linearized constraint at q (the step-size CCD's floor reads it)
+            const double* g = R.grad + 12 * r;
+            double c = -R.c[r];
+            for (int a = 0; a < 4; a++) {
+                int v = R.vert[4 * r + a];
+                if (v < 0) continue;
+                for (int j = 0; j < 3; j++) c += g[3 * a + j] * B->p[3 * v + j];
+            }
+            B->pairs[R.pairOf[r]].c = c;
+        }
+        out->tSolve += alci_now() - ts;
+
+        // CCD along X -> q: new pairs, and how far the path is clean
+        ts = alci_now();
+        alciCollectOut cout;
+        st = alcr_ccd_collect(B, &cout);
+        if (st != ALC_OK) break;
+        if (cout.ncandidates > out->candidatesMax) out->candidatesMax = cout.ncandidates;
+        int before = B->npair, nact = 0;
+        st = keysReserve(&keys, &keyCap, before);
+        if (st != ALC_OK) break;
+        for (int k = 0; k < before; k++) keys[k] = B->pairs[k].key;
+        st = alcr_contact_merge(B, &nact);
+        if (st != ALC_OK) break;
+        int added = anyNewKey(B, keys, before);
+        double alpha = cout.minToi < 1 ? cout.minToi : 1;
+        if (!added && (prm->nonInvertible || prm->allTets)) {
+            double ainv =
+                alcr_elastic_endStep(B, B->x, B->xhat, prm->fraction, prm->allTets, alpha);
+            if (ainv < alpha) alpha = ainv;
+        }
+        if (alpha < 0) alpha = 0;
+        if (added) {
+            // the new pairs at X; X does not move: alpha 0
+            alcr_contact_linearize(B);
+            out->tCcd += alci_now() - ts;
+            continue;
+        }
+        out->alphaSum += alpha;
+        if (alpha < out->alphaMin) out->alphaMin = alpha;
+        if (alpha < 1) {
+            for (int i = 0; i < N; i++) B->x[i] += alpha * (B->xhat[i] - B->x[i]);
+            alcr_contact_linearize(B);
+            out->advances++;
+            out->tCcd += alci_now() - ts;
+            continue;
+        }
+        memcpy(B->x, B->xhat, sizeof(double) * (size_t)N);
+        alcr_contact_linearize(B);
+        out->tCcd += alci_now() - ts;
+        if (pairsHold(B, prm->gapTol, &out->violation)) {
+            out->converged = 1;
+            break;
+        }
+        out->relinearized++;
+    }
+    if (!out->converged) pairsHold(B, prm->gapTol, &out->violation);
+    // pairs whose multiplier stayed zero this step decay (AL paper Alg. 3's Gamma)
+    for (int k = 0; k < B->npair; k++) {
+        alcrPair* P = &B->pairs[k];
+        if (!(P->lambda > 0)) P->gamma *= B->cp.decay;
+    }
+    rowsFree(&R);
+    free(keys);
+    free(base);
+    return st;
+}
