@@ -90,6 +90,7 @@ typedef struct alciMlcpParams_ {
     double fraction;    // the inversion bound's volume fraction (alcOption.inversionFraction)
     int allTets;        // the inversion bound protects every tetrahedron
     int nonInvertible;  // some tetrahedra are protected (Neo-Hookean bodies)
+    int duplicates;     // 1: V&J's duplicate scaling Z of the Schur diagonal (§3.4.1)
     const alcData* data;  // the step's data, for the cancellation check (alc_cancelStep)
 } alciMlcpParams;
 

@@ -54,6 +54,7 @@ alcOption alc_defaultOption(void) {
     o.inversionBound = ALC_INVBOUND_END;
     o.mlcpPrecond = ALC_MLCP_FULL;
     o.mlcpGapTol = 1e-3;
+    o.mlcpDuplicates = 0;
     return o;
 }
 

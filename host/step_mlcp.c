@@ -55,6 +55,7 @@ alctStatus alci_step_mlcp(alcSim* sim, alcData* d) {
         p.nonInvertible |=
             m->body_type[b] == ALC_BODY_SOLID && m->mat_model[m->body_mat[b]] == ALC_MAT_NEOHOOKEAN;
     }
+    p.duplicates = o->mlcpDuplicates;
     p.data = d;
     alciMlcpOut out;
     st = ops->mlcpStep(be, &p, &out);

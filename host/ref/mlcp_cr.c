@@ -181,6 +181,7 @@ alctStatus alcr_cr_solve(const alcrBsr* A, const double* b, const alcrCrRows* ro
                 s += l * l * C.adInv[3 * i + c];
             }
         }
+        if (rows->z) s *= rows->z[k];
         C.sdInv[k] = s > 0 ? 1.0 / s : 0;
     }
     if (st != ALC_OK) {

@@ -3,7 +3,7 @@
 // Conjugate Residual method (Algorithm 1, lines 7-23, with Algorithm 2's normal-contact state
 // rules): the solver of the `mlcp-cr` model (issue 22, item 2), whose per-step loop with CCD and
 // re-linearization is host/ref/mlcp_step_ref.c. Frictionless: the friction rows (Algorithm 3)
-// and the duplicate scaling Z are not built yet.
+// are not built yet. The duplicate scaling Z of their §3.4.1 is an input (alcrCrRows.z).
 //
 // Problem: minimize 1/2 v^T A v - v^T b subject to J v >= c, A symmetric positive definite
 // (the reference's BSR, both triangles stored), one row per contact touching up to four vertices:
@@ -40,6 +40,8 @@ typedef struct alcrCrRows_ {
     const double* grad;  ///< NULL, or m x 12: row k's gradient at vertex vert_ka is
                          ///< grad[12 k + 3 a .. + 2] (a distance gradient as it comes)
     const double* c;     ///< m offsets (m)
+    const double* z;     ///< NULL, or m duplicate counts Z_k >= 1 (V&J §3.4.1): S_d's entry of
+                         ///< row k is scaled by Z_k, as if its near-duplicates were summed
 } alcrCrRows;
 
 /// The preconditioners of V&J §3.3 (Eq. 22 with A -> diag(A), S -> diag(J_a diag(A)^-1 J_a^T)).

@@ -49,6 +49,9 @@ typedef struct {
     double* c;     // rows
     double* lam;   // rows
     int* act;      // rows
+    double* z;     // rows: duplicate counts (V&J §3.4.1)
+    double* w;     // rows x 4: slot weights along the row's normal
+    double* nrm;   // rows x 3: the row's unit normal
 } Rows;
 
 static void rowsFree(Rows* R) {
@@ -58,6 +61,9 @@ static void rowsFree(Rows* R) {
     free(R->c);
     free(R->lam);
     free(R->act);
+    free(R->z);
+    free(R->w);
+    free(R->nrm);
     memset(R, 0, sizeof *R);
 }
 
@@ -71,7 +77,11 @@ static alctStatus rowsReserve(Rows* R, int m) {
     R->c = (double*)malloc(sizeof(double) * (size_t)cap);
     R->lam = (double*)malloc(sizeof(double) * (size_t)cap);
     R->act = (int*)malloc(sizeof(int) * (size_t)cap);
-    if (!R->pairOf || !R->vert || !R->grad || !R->c || !R->lam || !R->act) {
+    R->z = (double*)malloc(sizeof(double) * (size_t)cap);
+    R->w = (double*)malloc(sizeof(double) * 4 * (size_t)cap);
+    R->nrm = (double*)malloc(sizeof(double) * 3 * (size_t)cap);
+    if (!R->pairOf || !R->vert || !R->grad || !R->c || !R->lam || !R->act || !R->z || !R->w ||
+        !R->nrm) {
         rowsFree(R);
         return ALC_ERR_NOMEM;
     }
@@ -103,6 +113,92 @@ static int buildRows(const alcrBackend* B, const double* base, Rows* R) {
         m++;
     }
     return m;
+}
+
+/// Verschoor and Jalba's duplicate counts (§3.4.1): Z_a = 1 + sum over the rows b sharing a
+/// free vertex with a of prod over the shared vertices i of (1 - |w_ai - w_bi|), the slot
+/// weights measured along each row's normal; beyond the paper, each term is also scaled by
+/// max(0, n_a . n_b), so that rows sharing a vertex but pushing in different directions (a
+/// vertex in a corner, or squeezed between two surfaces) are not counted as duplicates. inc:
+/// the rows at each vertex (CSR over nvert, built here into the caller's scratch).
+static alctStatus duplicateCounts(Rows* R, int m, int nvert, int** incAdr, int** incList,
+                                  int* incCap) {
+    for (int k = 0; k < m; k++) {
+        const double* g = R->grad + 12 * k;
+        int best = 0;
+        double bn = -1;
+        for (int a = 0; a < 4; a++) {
+            double n2 =
+                g[3 * a] * g[3 * a] + g[3 * a + 1] * g[3 * a + 1] + g[3 * a + 2] * g[3 * a + 2];
+            if (n2 > bn) {
+                bn = n2;
+                best = a;
+            }
+        }
+        double inv = bn > 0 ? 1.0 / sqrt(bn) : 0;
+        double* n = R->nrm + 3 * k;
+        for (int j = 0; j < 3; j++) n[j] = g[3 * best + j] * inv;
+        for (int a = 0; a < 4; a++) {
+            R->w[4 * k + a] = g[3 * a] * n[0] + g[3 * a + 1] * n[1] + g[3 * a + 2] * n[2];
+        }
+    }
+    if (!*incAdr) {
+        *incAdr = (int*)malloc(sizeof(int) * ((size_t)nvert + 1));
+        if (!*incAdr) return ALC_ERR_NOMEM;
+    }
+    if (*incCap < 4 * m) {
+        int cap = 4 * m + 64;
+        int* l = (int*)realloc(*incList, sizeof(int) * (size_t)cap);
+        if (!l) return ALC_ERR_NOMEM;
+        *incList = l;
+        *incCap = cap;
+    }
+    int *adr = *incAdr, *list = *incList;
+    memset(adr, 0, sizeof(int) * ((size_t)nvert + 1));
+    for (int k = 0; k < 4 * m; k++) {
+        if (R->vert[k] >= 0) adr[R->vert[k] + 1]++;
+    }
+    for (int v = 0; v < nvert; v++) adr[v + 1] += adr[v];
+    for (int k = 0; k < 4 * m; k++) {
+        int v = R->vert[k];
+        if (v >= 0) list[adr[v]++] = k >> 2;
+    }
+    for (int v = nvert; v > 0; v--) adr[v] = adr[v - 1];
+    adr[0] = 0;
+    for (int a = 0; a < m; a++) {
+        double z = 1;
+        const int* va = R->vert + 4 * a;
+        for (int s = 0; s < 4; s++) {
+            int v = va[s];
+            if (v < 0) continue;
+            for (int q = adr[v]; q < adr[v + 1]; q++) {
+                int b = list[q];
+                if (b == a) continue;
+                // count the pair (a, b) once: at the first slot of a whose vertex b shares
+                const int* vb = R->vert + 4 * b;
+                int first = 1;
+                for (int t = 0; t < s && first; t++) {
+                    if (va[t] < 0) continue;
+                    for (int u = 0; u < 4; u++) first &= vb[u] != va[t];
+                }
+                if (!first) continue;
+                double sim = 1;
+                for (int t = 0; t < 4; t++) {
+                    if (va[t] < 0) continue;
+                    for (int u = 0; u < 4; u++) {
+                        if (vb[u] != va[t]) continue;
+                        double d = fabs(fabs(R->w[4 * a + t]) - fabs(R->w[4 * b + u]));
+                        sim *= d < 1 ? 1 - d : 0;
+                    }
+                }
+                const double *na = R->nrm + 3 * a, *nb = R->nrm + 3 * b;
+                double c = na[0] * nb[0] + na[1] * nb[1] + na[2] * nb[2];
+                z += sim * (c > 0 ? c : 0);
+            }
+        }
+        R->z[a] = z;
+    }
+    return ALC_OK;
 }
 
 static alctStatus keysReserve(long long** keys, int* cap, int n) {
@@ -180,6 +276,7 @@ alctStatus alcr_mlcp_step(alcrBackend* B, const alciMlcpParams* prm, alciMlcpOut
     memset(&R, 0, sizeof R);
     long long* keys = NULL;
     int keyCap = 0;
+    int *incAdr = NULL, *incList = NULL, incCap = 0;
     for (int round = 0; round < prm->maxRounds; round++) {
         st = alci_cancelled(B->sim, prm->data, "mlcp-cr round", round);
         if (st != ALC_OK) break;
@@ -188,7 +285,9 @@ alctStatus alcr_mlcp_step(alcrBackend* B, const alciMlcpParams* prm, alciMlcpOut
         st = rowsReserve(&R, B->npair);
         if (st != ALC_OK) break;
         int m = buildRows(B, base, &R);
-        alcrCrRows rows = {m, R.vert, NULL, NULL, R.grad, R.c};
+        if (prm->duplicates) st = duplicateCounts(&R, m, B->n, &incAdr, &incList, &incCap);
+        if (st != ALC_OK) break;
+        alcrCrRows rows = {m, R.vert, NULL, NULL, R.grad, R.c, prm->duplicates ? R.z : NULL};
         alcrCrResult res;
         memcpy(pPrev, B->p, sizeof(double) * (size_t)N);
         st = alcr_cr_solve(&B->A, rhs, &rows, &co, B->p, R.lam, R.act, 1, &res);
@@ -292,6 +391,8 @@ alctStatus alcr_mlcp_step(alcrBackend* B, const alciMlcpParams* prm, alciMlcpOut
     }
     rowsFree(&R);
     free(keys);
+    free(incAdr);
+    free(incList);
     free(base);
     return st;
 }

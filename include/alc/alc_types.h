@@ -232,6 +232,8 @@ typedef struct alcOption_ {
     double mlcpGapTol;         ///< mlcp-cr model: how far a contact's distance may end from
                                ///< delta (below it, or above it with a positive multiplier), as a
                                ///< fraction of delta (V&J's eps2); default 1e-3
+    int mlcpDuplicates;        ///< mlcp-cr model: 1 scales the conjugate residual's Schur
+                               ///< diagonal by V&J's duplicate counts Z (their §3.4.1); default 0
 } alcOption;
 
 /// Output format of frames.
