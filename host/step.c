@@ -325,8 +325,8 @@ static alctStatus stepOnce(alcSim* sim, alcData* d, double h, int canSplit, int*
     }
 
     // Algorithm 1 main loop
-    double beta = 1, lastAlpha = 0;
-    int k = 0, stall = 0, stallRun = 0;
+    double beta = 1, lastAlpha = 0, betaMark = 1;
+    int k = 0, stall = 0, stallRun = 0, sinceMu = 0, sinceSplit = 0;
     *stalled = 0;
     while (beta > o->epsilon) {
         st = alci_cancelled(sim, d, "outer iteration", k);
@@ -420,31 +420,51 @@ static alctStatus stepOnce(alcSim* sim, alcData* d, double h, int canSplit, int*
         s->alphaSum += alpha;
         if (alpha < s->alphaMin) s->alphaMin = alpha;
 
+        // beta's progress: beta fell to ALCI_STALL_PROGRESS of its mark. A step whose beta
+        // makes none for stallIters (or splitAfter) outer iterations stalls as surely as one
+        // whose alpha stays below stallAlpha that long, although a good alpha now and then (a
+        // chord restarted after the inversion bound, the first iterations after it) resets the
+        // count of consecutive small ones: IPC's dolphin's step 534 ran 300 outer iterations
+        // with beta at 0.80 and no mu doubling or split (bench/results/amd-epyc-2c/
+        // ipc-examples.md, sixteenth session)
+        if (beta <= ALCI_STALL_PROGRESS * betaMark) {
+            betaMark = beta;
+            sinceMu = sinceSplit = 0;
+        } else {
+            sinceMu++;
+            sinceSplit++;
+        }
+
         // a stall that mu and delta did not cure in splitAfter iterations: the step is split
         stallRun = alpha < o->stallAlpha ? stallRun + 1 : 0;
-        if (canSplit && stallRun >= o->splitAfter) {
+        if (canSplit && (stallRun >= o->splitAfter || sinceSplit >= o->splitAfter)) {
             *stalled = 1;
             s->outer += k;
             return ALC_OK;
         }
-        // adaptive mu and delta when alpha stalls (AL paper §5.2)
-        if (contact && alpha < o->stallAlpha) {
-            if (++stall >= o->stallIters) {
-                cp.mu *= 2;
-                cp.delta *= 0.5;
-                ops->setContactParams(be, &cp);
-                stall = 0;
-                s->muIncreases++;
+        // adaptive mu and delta when alpha stalls (AL paper §5.2), or beta does
+        stall = alpha < o->stallAlpha ? stall + 1 : 0;
+        if (contact && (stall >= o->stallIters || sinceMu >= o->stallIters)) {
+            int byBeta = stall < o->stallIters;
+            cp.mu *= 2;
+            cp.delta *= 0.5;
+            ops->setContactParams(be, &cp);
+            stall = 0;
+            sinceMu = 0;
+            betaMark = beta;
+            s->muIncreases++;
+            if (byBeta) {
+                alci_warn(sim, d, ALC_WARN_MU_INCREASE, k,
+                          "beta above %g of its value %d outer iterations ago (%g): mu doubled "
+                          "to %g, delta halved to %g",
+                          ALCI_STALL_PROGRESS, o->stallIters, beta, cp.mu, cp.delta);
+            } else {
                 alci_warn(sim, d, ALC_WARN_MU_INCREASE, k,
                           "alpha < %g for %d iterations: mu doubled to %g, delta halved to %g",
                           o->stallAlpha, o->stallIters, cp.mu, cp.delta);
-                if (contact) {
-                    st = ops->linearize(be);
-                    if (st != ALC_OK) return st;
-                }
             }
-        } else {
-            stall = 0;
+            st = ops->linearize(be);
+            if (st != ALC_OK) return st;
         }
     }
     s->outer += k;
