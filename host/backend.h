@@ -102,6 +102,7 @@ typedef struct alciMlcpOut_ {
     int crCapped;        // solves that ended at maxCr without converging
     int crFailed;        // 1: one of them ended with a larger residual than it started with,
                          // and the step ended there
+    int bufferGrows;     // pair buffers grown (the matrix assembled again)
     int advances;        // rounds whose end state CCD or the inversion bound cut short
     int relinearized;    // rounds that re-linearized every pair at a clean end state
     int converged;       // 1: the last end state held every pair within gapTol, no new pair

@@ -495,9 +495,9 @@ static alctStatus stepSplit(alcSim* sim, alcData* d, double t0, double h, int de
         st = ops->setCarry(sim->be.state, carry, ncarry, lastMu, lastDelta);
         d->stat.splits++;
         alci_log(sim, 2,
-                 "step %ld: alpha below %g for %d outer iterations: solved as two parts of "
-                 "%g s",
-                 d->step + 1, o->stallAlpha, o->splitAfter, h / 2);
+                 "step %ld: alpha below %g, or beta above %g of its mark, for %d outer "
+                 "iterations: solved as two parts of %g s",
+                 d->step + 1, o->stallAlpha, ALCI_STALL_PROGRESS, o->splitAfter, h / 2);
         // targets the caller sets (external drivers) are known at t0 + h only: the halves
         // follow the straight line to them from where the attempt started
         size_t vec = sizeof(double) * 3 * (size_t)m->nvert;

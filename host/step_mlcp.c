@@ -79,6 +79,7 @@ alctStatus alci_step_mlcp(alcSim* sim, alcData* d) {
     s->time[ALC_TIMER_HESSIAN] = out.tAssemble;
     s->time[ALC_TIMER_PCG] = out.tSolve;
     s->time[ALC_TIMER_CCD] = out.tCcd;
+    s->bufferGrows += out.bufferGrows;
     if (out.candidatesMax > d->maxuse_candidates) d->maxuse_candidates = out.candidatesMax;
     if (out.contactsMax > d->maxuse_contacts) d->maxuse_contacts = out.contactsMax;
     if (!out.converged) {

@@ -349,8 +349,20 @@ alctStatus alcr_mlcp_step(alcrBackend* B, const alciMlcpParams* prm, alciMlcpOut
         st = keysReserve(&keys, &keyCap, before);
         if (st != ALC_OK) break;
         for (int k = 0; k < before; k++) keys[k] = B->pairs[k].key;
+        B->grown = 0;
         st = alcr_contact_merge(B, &nact);
         if (st != ALC_OK) break;
+        if (B->grown) {
+            // the pair buffers grew, and the matrix with them (growPairs makes it anew, empty):
+            // A is assembled again at XHAT^0, the same values in the larger pattern
+            out->bufferGrows++;
+            memcpy(pPrev, B->xhat, sizeof(double) * (size_t)N);
+            memcpy(B->xhat, base, sizeof(double) * (size_t)N);
+            st = alcr_contact_pattern(B);
+            if (st == ALC_OK) st = alcr_elastic_assemble(B, &aout);
+            memcpy(B->xhat, pPrev, sizeof(double) * (size_t)N);
+            if (st != ALC_OK) break;
+        }
         int added = anyNewKey(B, keys, before);
         double alpha = cout.minToi < 1 ? cout.minToi : 1;
         if (!added && (prm->nonInvertible || prm->allTets)) {
