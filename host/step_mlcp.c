@@ -100,10 +100,10 @@ alctStatus alci_step_mlcp(alcSim* sim, alcData* d) {
         }
     }
     alci_log(sim, 3,
-             "step %ld: %d rounds (%d advances, %d re-linearizations), %d CR iterations, %d "
-             "pairs, violation %.3g m",
-             d->step + 1, out.rounds, out.advances, out.relinearized, out.crIters, out.contactsMax,
-             out.violation);
+             "step %ld: %d rounds (%d advances, %d re-linearizations), %d CR iterations (%d "
+             "solves at their cap of %d), %d pairs, violation %.3g m",
+             d->step + 1, out.rounds, out.advances, out.relinearized, out.crIters, out.crCapped,
+             p.maxCr, out.contactsMax, out.violation);
     st = ops->endStep(be, d->x, d->v);
     if (st != ALC_OK) return st;
     s->hMin = h;

@@ -21,8 +21,9 @@
 //     path at alpha < 1, X advances by alpha and every pair is re-linearized there (the
 //     constraint geometry changed more than its linearization holds);
 //   - otherwise q is reached whole: X := q and every pair is re-linearized at q (V&J Eq. 21
-//     with w = 1; X, an intersection-free state, is where every linearization is taken, so no
-//     blending is needed to keep normals from flipping through a crossing). The step ends when
+//     with w = 1; X, an intersection-free state, is where every linearization is taken, so
+//     normals cannot flip through a crossing; their blending with w < 1 was tried and removed
+//     no capped step: bench/results/amd-epyc-2c/mlcp.md). The step ends when
 //     every pair's true distance at q is at least delta - eps2 and every pair with a positive
 //     multiplier is within eps2 of delta (V&J's 0 < C_k < eps2 with alcove's offset delta).
 // X is intersection-free after every round (each move of X is a CCD-cleared straight path), so
