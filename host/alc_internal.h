@@ -175,6 +175,9 @@ alctStatus alci_step_al(alcSim* sim, alcData* d);
 
 /// The IPC barrier time step (host/step_ipc.c).
 alctStatus alci_step_ipc(alcSim* sim, alcData* d);
+/// 1 if some solid body has a non-invertible material (Neo-Hookean): its tetrahedra are
+/// protected by the line search and the inversion bound.
+int alci_hasNonInvertible(const alcModel* m);
 /// The backend's input for a step of length h from d's state (x, v, the kinematic targets and
 /// mask, gravity, the rigid poses), with the kinematic rigid bodies' target poses fitted to
 /// their drivers (alci_driver_rigidTargets); sets sim->stepH. Pointers into d and sim.

@@ -47,7 +47,7 @@ int alci_frictionOn(const alcModel* m) {
 
 /// True when some tetrahedron needs the inversion filter in the line search (non-invertible
 /// material) — or every one does under ALC_INVERSION_ALL in MaxStepSize.
-static int hasNonInvertible(const alcModel* m) {
+int alci_hasNonInvertible(const alcModel* m) {
     for (int b = 0; b < m->nbody; b++) {
         if (m->body_type[b] == ALC_BODY_SOLID &&
             m->mat_model[m->body_mat[b]] == ALC_MAT_NEOHOOKEAN) {
@@ -280,7 +280,7 @@ static alctStatus stepOnce(alcSim* sim, alcData* d, double h, int canSplit, int*
     alctStatus st;
     int contact = o->contact != ALC_CONTACT_NONE;
     int friction = contact && alci_frictionOn(m);
-    int nonInvertible = hasNonInvertible(m);
+    int nonInvertible = alci_hasNonInvertible(m);
     int invAll = o->inversion == ALC_INVERSION_ALL;
     int kmin = o->kmin > 0 ? o->kmin : (friction ? 6 : 2);
 

@@ -101,11 +101,7 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
     int adaptive = !(o->ipcKappa > 0);
     int kminIter = o->kmin > 0 ? o->kmin : 2;
     double close2 = (1e-9 * m->diag) * (1e-9 * m->diag);
-    int nonInvertible = 0;
-    for (int b = 0; b < m->nbody; b++) {
-        nonInvertible |=
-            m->body_type[b] == ALC_BODY_SOLID && m->mat_model[m->body_mat[b]] == ALC_MAT_NEOHOOKEAN;
-    }
+    int nonInvertible = alci_hasNonInvertible(m);
     int invAll = o->inversion == ALC_INVERSION_ALL;
 
     // no AL pairs: the AL terms of the shared operations vanish

@@ -51,10 +51,7 @@ alctStatus alci_step_mlcp(alcSim* sim, alcData* d) {
     p.gapTol = o->mlcpGapTol * o->delta;
     p.fraction = o->inversionFraction;
     p.allTets = o->inversion == ALC_INVERSION_ALL;
-    for (int b = 0; b < m->nbody; b++) {
-        p.nonInvertible |=
-            m->body_type[b] == ALC_BODY_SOLID && m->mat_model[m->body_mat[b]] == ALC_MAT_NEOHOOKEAN;
-    }
+    p.nonInvertible = alci_hasNonInvertible(m);
     p.duplicates = o->mlcpDuplicates;
     p.data = d;
     alciMlcpOut out;

@@ -47,6 +47,18 @@ int openRunOn(Run* r, const char* path, const char* const* names, const double* 
     return 1;
 }
 
+void obstacleTargetGap(const Run* r, double* gap, double* speed) {
+    for (int v = 0; v < r->m->nvert; v++) {
+        if (!r->obstacle[r->m->vert_body[v]]) continue;
+        for (int k = 0; k < 3; k++) {
+            double g = fabs(r->d->x[3 * v + k] - r->d->kin_target[3 * v + k]);
+            double s = fabs(r->d->v[3 * v + k]);
+            if (g > *gap) *gap = g;
+            if (s > *speed) *speed = s;
+        }
+    }
+}
+
 void closeRun(Run* r) {
     alc_deleteSim(r->sim);
     alc_deleteData(r->d);

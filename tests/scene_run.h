@@ -33,6 +33,10 @@ int checkRun(Run* r);
 /// One step, then the independent check of the new state; 0 (with the reason printed) when the
 /// step fails or the state is not clean.
 int stepRun(Run* r);
+/// Over the obstacles' vertices: the largest |x - kin_target| (how far the step left a moving
+/// boundary from its target) into *gap and the largest |v| component into *speed (each only
+/// raised: start them at 0 and call after every step).
+void obstacleTargetGap(const Run* r, double* gap, double* speed);
 /// Mean position of body b's vertices.
 void bodyCentre(const Run* r, int b, double c[3]);
 /// Total linear momentum (kg m/s): the vertices' m v and the rigid bodies' m (q - q_prev) / h.

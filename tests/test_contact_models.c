@@ -52,15 +52,7 @@ ALC_TEST(contactModels_ipcMovingBoundaries) {
         double worst = 0, moved = 0;
         for (int s = 0; ok && s < steps; s++) {
             ok = stepRun(&r);
-            for (int v = 0; ok && v < r.m->nvert; v++) {
-                if (!r.obstacle[r.m->vert_body[v]]) continue;
-                for (int k = 0; k < 3; k++) {
-                    double gap = fabs(r.d->x[3 * v + k] - r.d->kin_target[3 * v + k]);
-                    worst = gap > worst ? gap : worst;
-                    double dv = fabs(r.d->v[3 * v + k]);
-                    moved = dv > moved ? dv : moved;
-                }
-            }
+            if (ok) obstacleTargetGap(&r, &worst, &moved);
         }
         long capped = r.d->run.capped, newton = r.d->run.newton;
         int blocked = r.d->warning[ALC_WARN_KINEMATIC_BLOCKED].count;

@@ -150,16 +150,10 @@ ALC_TEST(mlcpMode_movingBoundary) {
     Run r;
     ENSURE(openRun(&r, "balls_press.yaml", NULL, NULL, ALC_CONTACT_MLCP_CR));
     int ok = 1, steps = r.m->run.steps;
-    double worst = 0;
+    double worst = 0, speed = 0;
     for (int s = 0; ok && s < steps; s++) {
         ok = stepRun(&r);
-        for (int v = 0; ok && v < r.m->nvert; v++) {
-            if (!r.obstacle[r.m->vert_body[v]]) continue;
-            for (int k = 0; k < 3; k++) {
-                double gap = fabs(r.d->x[3 * v + k] - r.d->kin_target[3 * v + k]);
-                worst = gap > worst ? gap : worst;
-            }
-        }
+        if (ok) obstacleTargetGap(&r, &worst, &speed);
     }
     long capped = r.d->run.capped, newton = r.d->run.newton;
     closeRun(&r);
