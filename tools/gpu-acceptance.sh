@@ -13,15 +13,17 @@
 #      time (the GPU tests, step 2, already compare every scene's full step with the reference);
 #   4. the full step at each scene's full preset for 10 steps on the device, states every 5
 #      steps checked by `alcove check`, each scene's summary kept;
-#   5. one scene run twice: bitwise identical states (the backend's reproducibility promise,
+#   5. the same full presets for 3 steps on the cuda backend and on the reference backend with
+#      every core of this host, side by side (compare/);
+#   6. one scene run twice: bitwise identical states (the backend's reproducibility promise,
 #      cuda/backend_cuda.cu);
-#   6. compute-sanitizer memcheck, racecheck, synccheck and initcheck, each device array its
+#   7. compute-sanitizer memcheck, racecheck, synccheck and initcheck, each device array its
 #      own allocation (ALC_CUDA_ARENA=0), over the GPU tests (or, with --budget, over one step
 #      of the roller, which launches every kernel of the full step: contact, friction, CCD, PCG;
 #      racecheck over one step of the box drop);
-#   7. ptxas resource use per kernel for the device's architecture (not with --prebuilt: it
+#   8. ptxas resource use per kernel for the device's architecture (not with --prebuilt: it
 #      needs no device, tools/ptxas-report.sh runs anywhere);
-#   8. summary.md with the device, driver, toolkit, date, commit and each step's result,
+#   9. summary.md with the device, driver, toolkit, date, commit and each step's result,
 #      rewritten after every step.
 # Exit status 0 only when every step passed; a step stopped by its time limit is "timed out",
 # which is not a pass.
@@ -32,8 +34,9 @@
 #                     libraries they link); step 1 checks they carry sm_<cc> code and that
 #                     every library resolves, instead of building (the lent machine may lack
 #                     the -dev packages)
-#   --budget S        give each step a share of S seconds of wall time: tests 18 %, benchmark
-#                     25 %, full presets 42 %, reproducibility 3 %, each sanitizer 3 %. On an H100
+#   --budget S        give each step a share of S seconds of wall time: tests 15 %, benchmark
+#                     20 %, full presets 30 %, the comparison with the reference 20 %,
+#                     reproducibility 3 %, each sanitizer 3 %. On an H100
 #                     with S = 340 the tests took 48 s, the benchmark 64 s, the full presets were
 #                     cut (bench/results/h100-80gb-hbm3/README.md). Without it no step is limited
 #   --snapshot FILE   after every step, pack OUTDIR into FILE (.tar.gz), so that a run cut
@@ -141,14 +144,14 @@ else
         make -j"$jobs" WERROR=1 BUILD="$build" CUDA_ARCHS="$archs" all "$build/alcove_gpu_tests"
 fi
 
-step "GPU tests vs reference" gpu-test.log "$(share 18)" bash -c '
+step "GPU tests vs reference" gpu-test.log "$(share 15)" bash -c '
     ALC_BUILD="$2" "$1"; rc=$?
     if [ $rc -eq 2 ]; then echo "waived: the device is not usable"; exit 1; fi
     exit $rc' _ "$gputests" "$build"
 
 # the benchmark, one table entry at a time, none given more than 3/5 of the step's time (the
 # arch's 250 steps took about 42 s of call 3's 64 on an H100)
-bench_limit=$(share 25)
+bench_limit=$(share 20)
 step "benchmark (cuda backend)" bench.log "$bench_limit" bash -c '
     alcove=$1 out=$2 limit=$3 rc=0 t0=$SECONDS
     for n in $("$alcove" bench --list | cut -d" " -f1); do
@@ -169,7 +172,7 @@ step "benchmark (cuda backend)" bench.log "$bench_limit" bash -c '
     exit $rc' _ "$alcove" "$out" "$bench_limit"
 
 # the full presets on the device, checked; their summaries kept
-preset_limit=$(share 42)
+preset_limit=$(share 30)
 step "full presets, 10 steps each, checked" full-presets.log "$preset_limit" bash -c '
     alcove=$1 out=$2 limit=$3 rc=0 t0=$SECONDS
     mkdir -p "$out/full"
@@ -210,6 +213,40 @@ step "full presets, 10 steps each, checked" full-presets.log "$preset_limit" bas
         rm -rf "$probe"
     done
     exit $rc' _ "$alcove" "$out" "$preset_limit"
+
+# the same host's processor beside the device: each full preset for 3 steps on the cuda backend,
+# then on the reference backend with every core (the smallest scenes first, so that a cut leaves
+# the most pairs)
+cmp_limit=$(share 20)
+step "full presets, cuda beside ref ($jobs cores), 3 steps" compare.log "$cmp_limit" bash -c '
+    alcove=$1 out=$2 limit=$3 jobs=$4 rc=0 t0=$SECONDS
+    mkdir -p "$out/compare"
+    for n in slope roller rods_twist momentum rings_box box_drop box_stack fine_sphere \
+        balls_press pile_well; do
+        s=scenes/$n.yaml
+        [ -f "$s" ] || continue
+        for b in cuda ref; do
+            each=0
+            if [ "$limit" -gt 0 ]; then
+                left=$((limit - (SECONDS - t0) - 3))
+                [ $left -lt 5 ] && { echo "$n $b: not run (the step'"'"'s time is spent)"; rc=1; continue; }
+                each=$((left < limit / 3 ? left : limit / 3))
+            fi
+            ts=$SECONDS
+            if [ $each -gt 0 ]; then
+                timeout --kill-after=5 $each "$alcove" bench "$s" --preset full --steps 3 \
+                    --backend $b --threads "$jobs" > "$out/compare/$n-$b.txt" 2>&1
+            else
+                "$alcove" bench "$s" --preset full --steps 3 --backend $b --threads "$jobs" \
+                    > "$out/compare/$n-$b.txt" 2>&1
+            fi
+            r=$?
+            echo "$n $b: exit $r after $((SECONDS - ts)) s"
+            grep -A1 "^backend:" "$out/compare/$n-$b.txt" | tail -n 1
+            [ $r -ne 0 ] && rc=1
+        done
+    done
+    exit $rc' _ "$alcove" "$out" "$cmp_limit" "$jobs"
 
 step "reproducible (slope twice, bitwise)" reproducible.log "$(share 3)" bash -c '
     alcove=$1
