@@ -699,7 +699,9 @@ const alciBackendOps kCudaOps = {"cuda",
                                  opIpcVoid,
                                  opIpcBoundaryProgress,
                                  opIpcFrictionLag,
-                                 NULL};  // mlcpStep: the mlcp-cr model is reference-only
+                                 NULL,   // mlcpStep: the mlcp-cr model is reference-only
+                                 NULL,
+                                 NULL};
 
 /// Allocate and fill everything; the status and the message on B->s on failure.
 /// The capacities of the contact buffers: from alcSimDef.capacity, or the reference's defaults.

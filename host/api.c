@@ -111,12 +111,6 @@ alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
                              "use --contact al or ipc",
                              m->nrigid);
         }
-        if (alci_frictionOn(m)) {
-            return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
-                             "contact model 'mlcp-cr' is frictionless so far (V&J's kinetic and "
-                             "static friction rows are not built); the scene sets friction: "
-                             "remove its friction coefficients or use --contact al or ipc");
-        }
         if (def->backend == ALC_BACKEND_CUDA) {
             return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
                              "contact model 'mlcp-cr' runs on the reference backend only "

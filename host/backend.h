@@ -79,40 +79,58 @@ typedef struct alciCollectOut_ {
     int grown;        // candidate buffer capacity after a grow (0 = no grow)
 } alciCollectOut;
 
+/// The friction state of one mlcp-cr contact, carried from step to step by pair key (V&J's
+/// persistent, warm-started constraints; host/ref/mlcp_step_ref.c), in world coordinates.
+typedef struct alciMlcpFric_ {
+    long long key;    // the pair's key (alcmPair.key)
+    int kinetic;      // 1 sliding, 0 static
+    int unused;       // zero (explicit padding: checkpoints store the struct's bytes)
+    double phi[3];    // the static multiplier as a vector (units of the normal multiplier)
+    double dir[3];    // the kinetic direction (unit, along the slip)
+    double lamTilde;  // the kinetic force's averaged normal multiplier
+    double hist;      // the multiplier last pushed into that average
+} alciMlcpFric;
+
 /// Parameters of an mlcp-cr step (host/step_mlcp.c; Verschoor and Jalba, Algorithm 1).
 typedef struct alciMlcpParams_ {
-    int precond;        // alctMlcpPrecond
-    int maxRounds;      // QP solves per step at most (each after new pairs, an advance or a
-                        // re-linearization)
-    int maxCr;          // conjugate residual iterations per solve at most
-    double gapTol;      // eps2 (m): a pair's distance may end this far below delta, or above
-                        // it while its multiplier is positive
-    double fraction;    // the inversion bound's volume fraction (alcOption.inversionFraction)
-    int allTets;        // the inversion bound protects every tetrahedron
-    int nonInvertible;  // some tetrahedra are protected (Neo-Hookean bodies)
-    int duplicates;     // 1: V&J's duplicate scaling Z of the Schur diagonal (§3.4.1)
+    int precond;          // alctMlcpPrecond
+    int maxRounds;        // QP solves per step at most (each after new pairs, an advance or a
+                          // re-linearization)
+    int maxCr;            // conjugate residual iterations per solve at most
+    double gapTol;        // eps2 (m): a pair's distance may end this far below delta, or above
+                          // it while its multiplier is positive
+    double fraction;      // the inversion bound's volume fraction (alcOption.inversionFraction)
+    int allTets;          // the inversion bound protects every tetrahedron
+    int nonInvertible;    // some tetrahedra are protected (Neo-Hookean bodies)
+    int duplicates;       // 1: V&J's duplicate scaling Z of the Schur diagonal (§3.4.1)
+    int friction;         // 1: some material pair has friction (V&J §3.1 rows and Algorithm 3)
+    double thetaTol;      // kinetic direction tolerance eps_theta (rad)
+    double thetaRate;     // the direction's turn per evaluation alpha_theta
     const alcData* data;  // the step's data, for the cancellation check (alc_cancelStep)
 } alciMlcpParams;
 
 /// What an mlcp-cr step did.
 typedef struct alciMlcpOut_ {
-    int rounds;          // QP solves
-    int crIters;         // conjugate residual iterations over all solves
-    int crMax;           // most of one solve
-    int crCapped;        // solves that ended at maxCr without converging
-    int crFailed;        // 1: one of them ended with a larger residual than it started with,
-                         // and the step ended there
-    int bufferGrows;     // pair buffers grown (the matrix assembled again)
-    int advances;        // rounds whose end state CCD or the inversion bound cut short
-    int relinearized;    // rounds that re-linearized every pair at a clean end state
-    int converged;       // 1: the last end state held every pair within gapTol, no new pair
-    double alphaMin;     // the smallest fraction an advance took (1 when none was cut)
-    double alphaSum;     // per round, the fraction of X -> q that X moved (0 for a round that
-                         // only added pairs: the MLCP is solved again from the same X)
-    int contactsMax;     // most pairs in a solve
-    double contactsSum;  // pairs summed over the solves
-    int candidatesMax;   // most broad-phase candidates of one CCD pass
-    double violation;    // largest delta - d over the pairs at the end state, at least 0 (m)
+    int rounds;            // QP solves
+    int crIters;           // conjugate residual iterations over all solves
+    int crMax;             // most of one solve
+    int crCapped;          // solves that ended at maxCr without converging
+    int crFailed;          // 1: one of them ended with a larger residual than it started with,
+                           // and the step ended there
+    int bufferGrows;       // pair buffers grown (the matrix assembled again)
+    int advances;          // rounds whose end state CCD or the inversion bound cut short
+    int relinearized;      // rounds that re-linearized every pair at a clean end state
+    int converged;         // 1: the last end state held every pair within gapTol, no new pair
+    double alphaMin;       // the smallest fraction an advance took (1 when none was cut)
+    double alphaSum;       // per round, the fraction of X -> q that X moved (0 for a round that
+                           // only added pairs: the MLCP is solved again from the same X)
+    int contactsMax;       // most pairs in a solve
+    double contactsSum;    // pairs summed over the solves
+    int candidatesMax;     // most broad-phase candidates of one CCD pass
+    double violation;      // largest delta - d over the pairs at the end state, at least 0 (m)
+    int frictionSwitches;  // static <-> kinetic switches over the solves
+    int kinetic;           // kinetic (sliding) contacts at the last solve's end
+    int sticking;          // static contacts with friction at the last solve's end
     double tAssemble, tSolve, tCcd;  // seconds: assembly, CR solves, CCD and the bounds
 } alciMlcpOut;
 
@@ -230,6 +248,12 @@ typedef struct alciBackendOps_ {
     /// until a solution keeps every pair within gapTol of its constraint. X is intersection-
     /// free after every round; endStep then ends the step at X.
     alctStatus (*mlcpStep)(void* be, const alciMlcpParams* p, alciMlcpOut* out);
+    /// The mlcp-cr friction states carried from one step to the next, for checkpoints: with
+    /// out NULL only *n is written; otherwise at most cap states (ALC_ERR_CAPACITY when there
+    /// are more). 0 states where no frictional mlcp-cr step has run.
+    alctStatus (*getMlcpCarry)(void* be, alciMlcpFric* out, int cap, int* n);
+    /// Replace them (strictly ascending keys: checked by the caller).
+    alctStatus (*setMlcpCarry)(void* be, const alciMlcpFric* in, int n);
 } alciBackendOps;
 
 /// A backend: its operation table and its state.

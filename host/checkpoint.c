@@ -7,12 +7,14 @@
 // allowance and alcStepStat.energyGain continue), the contact report (alc_getContacts), and
 // the backend's contact state: the active set in key order with multipliers, decay factors and
 // last linearization (AL paper Eq. 10-14 and Alg. 3), and the mu and delta the next step lags
-// friction with (Eq. 23). Lagged friction pairs are not saved: every step lags them again from
-// the active set. Statistics and warning counts are saved so that the run's totals continue.
+// friction with (Eq. 23), and under the mlcp-cr model the friction states of its contacts
+// (alciMlcpFric, format 2). Lagged friction pairs are not saved: every step lags them again
+// from the active set. Statistics and warning counts are saved so that the run's totals
+// continue.
 //
 // Layout (little-endian, as the state files of state_io.h):
 //   char[8]  "ALCCKPT1"
-//   uint32   format version (1)
+//   uint32   format version (2; 1, without the mlcp-cr friction states, is read too)
 //   uint32   flags: bit 0 = payload zlib-compressed (files), else raw (memory)
 //   uint32   version of the library that wrote it (ALC_VERSION_HEADER encoding)
 //   uint32   model fingerprint: CRC-32 over the model's sizes and arrays (not its options)
@@ -22,7 +24,8 @@
 //   uint32   CRC-32 of all preceding bytes
 // Payload: the sizes of the structs stored as bytes (alcStepStat, alcRunStat, alcWarningStat,
 // alcContact, alcmPair), nvert, nbody, ndriver; then the data, the sim's fields and the
-// backend's contact state in the order of putState. Structs are stored as their bytes: a
+// backend's contact state in the order of putState (format 2 ends with the size of
+// alciMlcpFric, their count and the states). Structs are stored as their bytes: a
 // checkpoint is read by a library with the same struct layouts (the reader compares the sizes
 // and refuses others), and continues bit for bit on the same build and backend.
 #include "alc_internal.h"
@@ -39,7 +42,7 @@
 #include <zlib.h>
 
 #define CKPT_MAGIC      "ALCCKPT1"
-#define CKPT_FORMAT     1u
+#define CKPT_FORMAT     2u
 #define CKPT_HEADER     40  // magic 8, four uint32, two uint64
 #define CKPT_COMPRESSED 1u
 
@@ -133,7 +136,7 @@ static void putSizes(Out* o, const alcModel* m) {
 
 /// Write (or count, when o->p is NULL) the payload. pairs holds npair pairs when writing.
 static void putState(Out* o, const alcSim* sim, const alcData* d, const alcmPair* pairs, int npair,
-                     double lastMu, double lastDelta) {
+                     double lastMu, double lastDelta, const alciMlcpFric* fric, int nfric) {
     const alcModel* m = sim->m;
     size_t n3 = 3 * (size_t)m->nvert;
     putSizes(o, m);
@@ -179,6 +182,27 @@ static void putState(Out* o, const alcSim* sim, const alcData* d, const alcmPair
     put(o, &lastDelta, sizeof(double));
     putI32(o, npair);
     put(o, pairs, sizeof(alcmPair) * (size_t)npair);
+    putI32(o, (int32_t)sizeof(alciMlcpFric));
+    putI32(o, nfric);
+    put(o, fric, sizeof(alciMlcpFric) * (size_t)nfric);
+}
+
+/// The backend's mlcp-cr friction states (malloc'ed; NULL and 0 where it has none).
+static alctStatus mlcpCarryGet(alcSim* sim, alciMlcpFric** fric, int* n) {
+    const alciBackendOps* ops = sim->be.ops;
+    *fric = NULL;
+    *n = 0;
+    if (!ops->getMlcpCarry) return ALC_OK;
+    alctStatus st = ops->getMlcpCarry(sim->be.state, NULL, 0, n);
+    if (st != ALC_OK || *n == 0) return st;
+    *fric = (alciMlcpFric*)malloc(sizeof(alciMlcpFric) * (size_t)*n);
+    if (!*fric) return ALC_ERROR(sim, ALC_ERR_NOMEM, "out of memory for %d friction states", *n);
+    st = ops->getMlcpCarry(sim->be.state, *fric, *n, n);
+    if (st != ALC_OK) {
+        free(*fric);
+        *fric = NULL;
+    }
+    return st;
 }
 
 static int checkSim(alcSim* sim, const alcData* d) {
@@ -221,22 +245,32 @@ static alctStatus save(alcSim* sim, const alcData* d, int compress, unsigned cha
     double lastMu = 0, lastDelta = 0;
     alctStatus st = alci_carry_get(sim, &pairs, &npair, &lastMu, &lastDelta);
     if (st != ALC_OK) return st;
+    alciMlcpFric* fric = NULL;
+    int nfric = 0;
+    st = mlcpCarryGet(sim, &fric, &nfric);
+    if (st != ALC_OK) {
+        free(pairs);
+        return st;
+    }
     Out count = {NULL, 0};
-    putState(&count, sim, d, pairs, npair, lastMu, lastDelta);
+    putState(&count, sim, d, pairs, npair, lastMu, lastDelta, fric, nfric);
     size_t payload = count.n;
     if (!out) {
         free(pairs);
+        free(fric);
         *bytes = CKPT_HEADER + payload + 4;
         return ALC_OK;
     }
     unsigned char* raw = (unsigned char*)malloc(payload ? payload : 1);
     if (!raw) {
         free(pairs);
+        free(fric);
         return ALC_ERROR(sim, ALC_ERR_NOMEM, "out of memory for a %zu-byte checkpoint", payload);
     }
     Out w = {raw, 0};
-    putState(&w, sim, d, pairs, npair, lastMu, lastDelta);
+    putState(&w, sim, d, pairs, npair, lastMu, lastDelta, fric, nfric);
     free(pairs);
+    free(fric);
     size_t stored = payload;
     unsigned char* body = raw;
     if (compress) {
@@ -334,7 +368,7 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
     memcpy(u, buf + 8, 16);
     memcpy(&payload, buf + 24, 8);
     memcpy(&stored, buf + 32, 8);
-    if (u[0] != CKPT_FORMAT) {
+    if (u[0] != CKPT_FORMAT && u[0] != 1u) {
         return ALC_ERROR(sim, ALC_ERR_IO, "%s: checkpoint format %u, this library reads %u", what,
                          u[0], CKPT_FORMAT);
     }
@@ -382,7 +416,8 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
     alcContact* contacts = NULL;
     alcmPair* pairs = NULL;
     double* ebuf = NULL;
-    int32_t ncontact = 0, npair = 0, energyInit = 0, hasBuf = 0, ipcChecked = 0;
+    alciMlcpFric* fric = NULL;
+    int32_t ncontact = 0, npair = 0, energyInit = 0, hasBuf = 0, ipcChecked = 0, nfric = 0;
     double timeComp = 0, timeLast = 0, eb = 0, el = 0, ebud = 0, lastMu = 0, lastDelta = 0;
     double pb[3], pl[3];
     int warned[ALC_NWARNING];
@@ -436,6 +471,19 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
         get(&in, &lastDelta, sizeof(double));
         npair = getI32(&in);
         pairs = (alcmPair*)getArray(&in, npair, sizeof(alcmPair), &nomem);
+        if (u[0] >= 2u) {
+            int32_t fsize = getI32(&in);
+            nfric = getI32(&in);
+            if (!in.bad && fsize != (int32_t)sizeof(alciMlcpFric)) {
+                st = ALC_ERROR(sim, ALC_ERR_IO,
+                               "%s: written by alcove %u.%u.%u with other struct layouts; this "
+                               "is %s",
+                               what, u[2] / 10000, u[2] / 100 % 100, u[2] % 100,
+                               alcu_versionString());
+            } else {
+                fric = (alciMlcpFric*)getArray(&in, nfric, sizeof(alciMlcpFric), &nomem);
+            }
+        }
         if (st == ALC_OK && nomem) st = ALC_ERROR(sim, ALC_ERR_NOMEM, "%s: out of memory", what);
         if (st == ALC_OK && (in.bad || in.at != in.n)) {
             st = ALC_ERROR(sim, ALC_ERR_IO, "%s: the payload is %s", what,
@@ -466,7 +514,23 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
     } else if (st == ALC_OK && hasBuf) {
         memcpy(sim->energyBuf, ebuf, sizeof(double) * ALCI_ENERGY_BUFN * (size_t)m->nvert);
     }
+    for (int p = 0; st == ALC_OK && p < nfric; p++) {
+        const alciMlcpFric* f = &fric[p];
+        int ok = (p == 0 || fric[p - 1].key < f->key) && isfinite(f->lamTilde) &&
+                 isfinite(f->hist) && (f->kinetic == 0 || f->kinetic == 1);
+        for (int c = 0; c < 3; c++) ok = ok && isfinite(f->phi[c]) && isfinite(f->dir[c]);
+        if (!ok) st = ALC_ERROR(sim, ALC_ERR_IO, "%s: friction state %d is malformed", what, p);
+    }
+    if (st == ALC_OK && nfric > 0 && !sim->be.ops->setMlcpCarry) {
+        st = ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
+                       "%s: it carries mlcp-cr friction states, which backend '%s' does not "
+                       "have (--backend ref)",
+                       what, sim->be.ops->name);
+    }
     if (st == ALC_OK) st = sim->be.ops->setCarry(sim->be.state, pairs, npair, lastMu, lastDelta);
+    if (st == ALC_OK && sim->be.ops->setMlcpCarry) {
+        st = sim->be.ops->setMlcpCarry(sim->be.state, fric, nfric);
+    }
     if (st == ALC_OK) {
         // everything is valid: commit to the data (same model: the same array layout in its
         // one buffer) and the sim
@@ -497,6 +561,7 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
     alc_deleteData(t);
     free(contacts);
     free(pairs);
+    free(fric);
     free(ebuf);
     free(inflated);
     return st;

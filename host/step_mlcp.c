@@ -6,8 +6,10 @@
 // it up from the scene's options, turns its counts into the step statistics (Newton = QP
 // solves, CG = CR iterations, outer = rounds) and warns where a step ends short.
 //
-// What it is not: it has no friction yet (V&J's Algorithm 3) and no rigid bodies; alc_makeSim
-// refuses both with the reason. It has no Newton iterations on the elasticity: a step with
+// Friction is V&J's (§3.1, Algorithm 3): static contacts hold their slip over the step at zero,
+// kinetic ones carry mu times a smoothed normal multiplier along a direction turned towards the
+// slip (host/ref/mlcp_cr.h). What it is not: it has no rigid bodies (alc_makeSim refuses them
+// with the reason), and no Newton iterations on the elasticity: a step with
 // large rotations or stiff materials is solved on the quadratic model at its start (V&J's
 // limitation that the IPC paper notes).
 #include "alc_internal.h"
@@ -53,6 +55,9 @@ alctStatus alci_step_mlcp(alcSim* sim, alcData* d) {
     p.allTets = o->inversion == ALC_INVERSION_ALL;
     p.nonInvertible = alci_hasNonInvertible(m);
     p.duplicates = o->mlcpDuplicates;
+    p.friction = alci_frictionOn(m);
+    p.thetaTol = 1.2 * 3.14159265358979323846 / 180;  // V&J's eps_theta, 1.2 degrees
+    p.thetaRate = 0.01;                               // V&J's alpha_theta
     p.data = d;
     alciMlcpOut out;
     st = ops->mlcpStep(be, &p, &out);
@@ -96,11 +101,13 @@ alctStatus alci_step_mlcp(alcSim* sim, alcData* d) {
                       out.rounds, out.advances, out.relinearized, out.violation);
         }
     }
-    alci_log(sim, 3,
-             "step %ld: %d rounds (%d advances, %d re-linearizations), %d CR iterations (%d "
-             "solves at their cap of %d), %d pairs, violation %.3g m",
-             d->step + 1, out.rounds, out.advances, out.relinearized, out.crIters, out.crCapped,
-             p.maxCr, out.contactsMax, out.violation);
+    alci_log(
+        sim, 3,
+        "step %ld: %d rounds (%d advances, %d re-linearizations), %d CR iterations (%d "
+        "solves at their cap of %d), %d pairs (%d sliding, %d sticking, %d stick-slip switches), "
+        "violation %.3g m",
+        d->step + 1, out.rounds, out.advances, out.relinearized, out.crIters, out.crCapped, p.maxCr,
+        out.contactsMax, out.kinetic, out.sticking, out.frictionSwitches, out.violation);
     st = ops->endStep(be, d->x, d->v);
     if (st != ALC_OK) return st;
     s->hMin = h;

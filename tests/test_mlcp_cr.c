@@ -355,12 +355,103 @@ ALC_TEST(mlcpCr_duplicateRows) {
             solvedBoth += conv;
             alcr_bsr_free(&A);
         }
-        alct_note("%s, 200 problems with every row entered three times: %d solved with and "
-                  "without Z, v within %.1e of the rows entered once; %.1f CR iterations on "
-                  "average without Z, %.1f with Z = 3",
-                  names[pc], solvedBoth, worstV, its[0] / 200.0, its[1] / 200.0);
+        alct_note(
+            "%s, 200 problems with every row entered three times: %d solved with and "
+            "without Z, v within %.1e of the rows entered once; %.1f CR iterations on "
+            "average without Z, %.1f with Z = 3",
+            names[pc], solvedBoth, worstV, its[0] / 200.0, its[1] / 200.0);
         ENSURE(solvedBoth == 200);
         ENSURE(worstV <= 1e-8);
+    }
+    return ALC_TEST_PASS;
+}
+
+/// One particle of mass M on the plane y >= 0 (one normal row, its tangent rows along x and z),
+/// pushed by a force with normal part -fn (into the plane) and tangential part ft: Coulomb's law
+/// in one solve. Static (|ft| <= mu fn): no slip, the friction multiplier -ft; kinetic: it slips
+/// by (ft - mu fn ft^) / M, the friction force exactly mu fn against the slip. Returns the
+/// largest error of the slip (m) and of the friction force (in the units of b); 0 on failure.
+static int particleOnPlane(double M, double mu, double fn, const double ft[2], int precond,
+                           double* errSlip, double* errForce, int* kinetic, int* iters) {
+    Prob P;
+    memset(&P, 0, sizeof P);
+    P.n = 1;
+    P.m = 1;
+    for (int i = 0; i < 3; i++) P.A[i][i] = M;
+    P.b[0] = ft[0];
+    P.b[1] = -fn;
+    P.b[2] = ft[1];
+    P.vert[0] = 0;
+    P.vert[1] = P.vert[2] = P.vert[3] = -1;
+    P.w[0] = 1;
+    P.nrm[1] = 1;
+    double tgrad[24] = {0}, ct[2] = {0}, muv[1] = {mu};
+    tgrad[0] = 1;       // t0 = x
+    tgrad[12 + 2] = 1;  // t1 = z
+    int kin[1] = {0};
+    double phi[2] = {0}, dir[2] = {1, 0}, lt[1] = {0}, hist[1] = {0};
+    alcrCrFriction F = {muv, tgrad, ct, kin, phi, dir, lt, hist, 1.2 * M_PI / 180, 0.01, 0, 0, 0};
+    alcrBsr A;
+    memset(&A, 0, sizeof A);
+    if (!toBsr(&P, &A)) return 0;
+    alcrCrRows R = {1, P.vert, P.w, P.nrm, NULL, P.c, NULL};
+    alcrCrOptions o = alcr_cr_defaultOptions();
+    o.precond = precond ? ALCR_CR_FULL : ALCR_CR_DIAG;
+    o.eps1 = o.eps2 = 1e-12;
+    double v[3], lam[1];
+    int active[1];
+    alcrCrResult res;
+    alctStatus st = alcr_cr_solveFriction(&A, P.b, &R, &F, &o, v, lam, active, 0, &res);
+    alcr_bsr_free(&A);
+    if (st != ALC_OK || !res.converged) {
+        alct_note("mu %.3f fn %.3f ft (%.3f, %.3f): status %d, converged %d after %d iterations",
+                  mu, fn, ft[0], ft[1], st, res.converged, res.iters);
+        return 0;
+    }
+    double ftn = hypot(ft[0], ft[1]), want[2] = {0, 0}, fric[2];
+    if (ftn > mu * fn) {
+        for (int j = 0; j < 2; j++) want[j] = (ft[j] - mu * fn * ft[j] / ftn) / M;
+    }
+    // the friction force on the particle: +phi (static) or -mu lt d (kinetic)
+    for (int j = 0; j < 2; j++) fric[j] = kin[0] ? -mu * lt[0] * dir[j] : phi[j];
+    double slip[2] = {v[0], v[2]};
+    *errSlip = fmax(fabs(slip[0] - want[0]), fabs(slip[1] - want[1]));
+    double wantF[2];
+    for (int j = 0; j < 2; j++) wantF[j] = ftn > mu * fn ? -mu * fn * ft[j] / ftn : -ft[j];
+    *errForce = fmax(fabs(fric[0] - wantF[0]), fabs(fric[1] - wantF[1]));
+    *errSlip = fmax(*errSlip, fabs(v[1]));
+    *errForce = fmax(*errForce, fabs(lam[0] - fn));
+    *kinetic = kin[0];
+    *iters = res.iters;
+    return 1;
+}
+
+/// Coulomb's law on one particle (V&J claim VJ5's cone, static and kinetic, in one solve).
+ALC_TEST(mlcpCr_frictionParticle) {
+    rngSeed(99);
+    for (int pc = 0; pc < 2; pc++) {
+        int nk = 0, ns = 0, its = 0;
+        double es = 0, ef = 0;
+        for (int t = 0; t < 200; t++) {
+            double M = rngRange(0.5, 2), mu = rngRange(0.1, 1), fn = rngRange(0.5, 2);
+            double ang = rngRange(0, 2 * M_PI), mag = rngRange(0, 2) * mu * fn;
+            double ft[2] = {mag * cos(ang), mag * sin(ang)};
+            double a = 0, b = 0;
+            int kin = 0, it = 0;
+            ENSURE(particleOnPlane(M, mu, fn, ft, pc, &a, &b, &kin, &it));
+            ENSURE(kin == (mag > mu * fn));
+            nk += kin;
+            ns += !kin;
+            its += it;
+            es = fmax(es, a);
+            ef = fmax(ef, b);
+        }
+        alct_note(
+            "%s: 200 pushes (%d static, %d sliding): slip within %.1e m, friction force "
+            "within %.1e of Coulomb's; %.1f CR iterations on average",
+            pc ? "Full" : "Diag", ns, nk, es, ef, its / 200.0);
+        ENSURE(ns > 50 && nk > 50);
+        ENSURE(es <= 1e-9 && ef <= 1e-9);
     }
     return ALC_TEST_PASS;
 }

@@ -4,7 +4,8 @@
 // Its claims as tests (../shared/research/seeds-001-002.md §4.2): collision-free at every
 // step (VJ1, with alcove's independent check), complementarity at the end of a converged step
 // (VJ2), the linearly implicit free fall exact before contact, both preconditioners on the
-// same trajectory; and what it does not do refused with the reason.
+// same trajectory, checkpoints (with friction too); and what it does not do refused with the
+// reason. Its friction's claims (the incline, the wedge) are in tests/test_validation.c.
 #include "scene_run.h"
 #include "test_macros.h"
 
@@ -186,10 +187,8 @@ static int refused(const char* scene, int backend, const char* want) {
     return ok;
 }
 
-/// What the model does not have is refused with the reason: friction, rigid bodies, the CUDA
-/// backend.
+/// What the model does not have is refused with the reason: rigid bodies, the CUDA backend.
 ALC_TEST(mlcpMode_refusesWhatItLacks) {
-    ENSURE(refused("slope.yaml", ALC_BACKEND_REF, "frictionless"));
     ENSURE(refused("rigid_stack.yaml", ALC_BACKEND_REF, "rigid bodies"));
     ENSURE(refused("box_drop.yaml", ALC_BACKEND_CUDA, "reference backend only"));
     return ALC_TEST_PASS;
@@ -199,6 +198,14 @@ ALC_TEST(mlcpMode_refusesWhatItLacks) {
 /// resumes bit for bit: in memory into a new sim and from a file into the first one.
 ALC_TEST(mlcpMode_checkpointRoundTrip) {
     ENSURE(runCheckpointRoundTrip("box_drop", ALC_CONTACT_MLCP_CR, 25, 50, ALC_BACKEND_REF) == 1);
+    return ALC_TEST_PASS;
+}
+
+/// The same with friction: the cube sliding down the slope (mu 0.45 < tan theta), its contacts'
+/// kinetic directions and averaged multipliers carried from step to step (V&J's persistent
+/// constraints) and through the checkpoint (format 2's friction states).
+ALC_TEST(mlcpMode_checkpointRoundTripFriction) {
+    ENSURE(runCheckpointRoundTrip("slope", ALC_CONTACT_MLCP_CR, 40, 60, ALC_BACKEND_REF) == 1);
     return ALC_TEST_PASS;
 }
 

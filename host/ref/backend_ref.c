@@ -55,6 +55,7 @@ static void opDestroy(void* be) {
     alcr_contact_free(B);
     alcr_ccd_free(B);
     alcr_friction_free(B);
+    alcr_mlcp_free(B);
     alcr_momentum_free(B);
     alcr_ipc_free(B);
     alcr_ipcBoundary_free(B);
@@ -528,6 +529,14 @@ static alctStatus opMlcpStep(void* be, const alciMlcpParams* p, alciMlcpOut* out
     return st;
 }
 
+static alctStatus opGetMlcpCarry(void* be, alciMlcpFric* out, int cap, int* n) {
+    return alcr_mlcp_getCarry((alcrBackend*)be, out, cap, n);
+}
+
+static alctStatus opSetMlcpCarry(void* be, const alciMlcpFric* in, int n) {
+    return alcr_mlcp_setCarry((alcrBackend*)be, in, n);
+}
+
 static const alciBackendOps kRefOps = {"ref",
                                        opDestroy,
                                        opResetContacts,
@@ -562,7 +571,9 @@ static const alciBackendOps kRefOps = {"ref",
                                        opIpcBoundaryUpdate,
                                        opIpcBoundaryProgress,
                                        opIpcFrictionLag,
-                                       opMlcpStep};
+                                       opMlcpStep,
+                                       opGetMlcpCarry,
+                                       opSetMlcpCarry};
 
 alctStatus alcr_backend_make(alcSim* sim, alciBackend* out) {
     const alcModel* m = sim->m;

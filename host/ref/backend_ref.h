@@ -106,6 +106,8 @@ typedef struct alcrBackend_ {
     alciContactParams cp;
     alcrPair* pairs;  // active set, sorted by key (pairCap)
     alcrPair* pairsTmp;
+    struct alcrMlcpCarry_* mlcpCarry;  // mlcp-cr: the friction states of the last solve, by
+                                       // pair key, carried across steps (mlcp_step_ref.c)
     int npair, pairCap;
     int grown;         // pair capacity after a grow in the last merge (0 = none)
     int* stencil;      // pattern scratch: DOF nodes of pairs and friction pairs (stencilWidth x 2
@@ -329,6 +331,18 @@ alctStatus alcr_contact_pattern(alcrBackend* B);
 
 // mlcp_step_ref.c: the mlcp-cr model's step after beginStep (alciBackendOps.mlcpStep)
 alctStatus alcr_mlcp_step(alcrBackend* B, const alciMlcpParams* p, alciMlcpOut* out);
+/// Free what the mlcp-cr steps keep in B (the friction states carried across steps).
+void alcr_mlcp_free(alcrBackend* B);
+/// The friction states carried across steps (alciBackendOps.getMlcpCarry).
+alctStatus alcr_mlcp_getCarry(const alcrBackend* B, alciMlcpFric* out, int cap, int* n);
+/// Replace them (alciBackendOps.setMlcpCarry).
+alctStatus alcr_mlcp_setCarry(alcrBackend* B, const alciMlcpFric* in, int n);
+/// Add the mlcp-cr friction forces of the last solve to the contact report (out: the n
+/// entries alcr_contact_report made, in the order of B->pairs) and to the bodies' forces (N):
+/// a static contact's force is its multiplier, a sliding one's mu times its averaged normal
+/// multiplier against its direction, divided by h^2; each stencil vertex takes its
+/// closest-point weight of it.
+void alcr_mlcp_reportFriction(const alcrBackend* B, alcContact* out, int n, double* bodyForce);
 
 // ccd_ref.c
 alctStatus alcr_ccd_make(alcrBackend* B);
@@ -349,6 +363,9 @@ alctStatus alcr_ccd_collect(alcrBackend* B, alciCollectOut* out);
 // friction_ref.c
 alctStatus alcr_friction_make(alcrBackend* B);
 void alcr_friction_free(alcrBackend* B);
+/// Friction coefficient of a pair of type (ALCR_PT or ALCR_EE) over stencil v, from the
+/// materials of its two sides (alcModel.mat_friction; -1 there reads the option's default).
+double alcr_friction_coef(const alcModel* m, const int v[4], int type);
 /// Lag friction from the active set at XT (start of a step).
 void alcr_friction_lag(alcrBackend* B);
 /// Lag friction from the barrier constraints at XT (IPC model): normal force

@@ -408,5 +408,6 @@ alctStatus alcr_contact_report(alcrBackend* B, alcContact* out, int cap, int* n,
         in.penalty = 0;
     }
     alci_contactReport(&in, pairs, npair, B->fric, B->nfric, out, cap, n, bodyForce);
+    if (B->m->opt.contact == ALC_CONTACT_MLCP_CR) alcr_mlcp_reportFriction(B, out, *n, bodyForce);
     return ALC_OK;
 }

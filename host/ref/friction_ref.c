@@ -27,8 +27,7 @@ void alcr_friction_free(alcrBackend* B) {
     free(B->fricE);
 }
 
-/// Friction coefficient of a pair from the materials of its two sides.
-static double pairFriction(const alcModel* m, const int v[4], int type) {
+double alcr_friction_coef(const alcModel* m, const int v[4], int type) {
     int b0 = m->vert_body[v[0]];
     int b1 = m->vert_body[v[type == ALCR_PT ? 1 : 2]];
     double f = m->mat_friction[m->body_mat[b0] * m->nmat + m->body_mat[b1]];
@@ -63,7 +62,7 @@ void alcr_friction_lag(alcrBackend* B) {
     B->cp.delta = B->lastDelta;
     for (int p = 0; p < B->npair && B->nfric < B->fricCap; p++) {
         const alcrPair* P = &B->pairs[p];
-        double muf = pairFriction(m, P->v, P->type);
+        double muf = alcr_friction_coef(m, P->v, P->type);
         if (!(muf > 0)) continue;
         double F = ih2 * alcr_contact_normalForce(B, P);
         if (!(F > 0)) continue;
@@ -82,7 +81,7 @@ alctStatus alcr_friction_lagIpc(alcrBackend* B, double dhat) {
     double S = dhat * dhat, ih2 = 1.0 / (B->h * B->h);
     for (int p = 0; p < B->nipc && B->nfric < B->fricCap; p++) {
         const alcrIpcPair* P = &B->ipc[p];
-        double muf = pairFriction(m, P->v, P->type);
+        double muf = alcr_friction_coef(m, P->v, P->type);
         if (!(muf > 0)) continue;
         alcV3 x[4];
         for (int a = 0; a < 4; a++) x[a] = alcm_v3_load(B->xt + 3 * P->v[a]);

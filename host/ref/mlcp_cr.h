@@ -2,8 +2,9 @@
 // 9-11; ../shared/research/seeds-001-002.md §2.3-2.7), solved by their active-set preconditioned
 // Conjugate Residual method (Algorithm 1, lines 7-23, with Algorithm 2's normal-contact state
 // rules): the solver of the `mlcp-cr` model (issue 22, item 2), whose per-step loop with CCD and
-// re-linearization is host/ref/mlcp_step_ref.c. Frictionless: the friction rows (Algorithm 3)
-// are not built yet. The duplicate scaling Z of their §3.4.1 is an input (alcrCrRows.z).
+// re-linearization is host/ref/mlcp_step_ref.c. Friction (their §3.1 and Algorithm 3) is
+// optional: alcr_cr_solveFriction. The duplicate scaling Z of their §3.4.1 is an input
+// (alcrCrRows.z).
 //
 // Problem: minimize 1/2 v^T A v - v^T b subject to J v >= c, A symmetric positive definite
 // (the reference's BSR, both triangles stored), one row per contact touching up to four vertices:
@@ -43,6 +44,39 @@ typedef struct alcrCrRows_ {
     const double* z;     ///< NULL, or m duplicate counts Z_k >= 1 (V&J §3.4.1): S_d's entry of
                          ///< row k is scaled by Z_k, as if its near-duplicates were summed
 } alcrCrRows;
+
+/// Coulomb friction on the rows (V&J §3.1, Eq. 15-20; Algorithm 2's friction rules and
+/// Algorithm 3): each contact k with mu_k > 0 has two tangent rows J_t,k (2 x 3 n). Its slip
+/// over the solve is s_k = J_t,k v - c_t,k. While the contact is active and static, the slip is
+/// held at zero by free multipliers phi_k (the friction force on the DOFs is +J_t,k^T phi_k, so
+/// gamma_k = -phi_k points along the slip it resists); a kinetic contact's rows leave the
+/// system and its force -J_t,k^T gt_k, gt_k = mu_k lt_k d_k, joins the right-hand side, with
+/// lt_k a two-point moving average of the normal multiplier and d_k a unit direction turned
+/// towards the slip by alpha_theta of the difference while it is more than theta_tol off.
+/// Switches: static -> kinetic when |gamma_k| > mu_k lambda_k (gamma's direction becomes d_k,
+/// lt_k = |gamma_k| / mu_k: the force is continuous); kinetic -> static when the slip turns
+/// against d_k by more than eps2 (phi_k = -gt_k). During the iterations a kinetic update whose
+/// force change moves the rows by less than eps2 (through S_d) is postponed (V&J Algorithm 2);
+/// at a converged point only one below the force tolerance eps1 is dropped. A row that becomes
+/// active starts kinetic with no force, along its slip (Algorithm 2); a frictional row whose
+/// multiplier turned attractive is released only once that moves it by more than eps2. The
+/// state arrays are read as the start and written back.
+typedef struct alcrCrFriction_ {
+    const double* mu;     ///< m friction coefficients (>= 0; 0: that contact is frictionless)
+    const double* tgrad;  ///< m x 24: tangent row j of contact k has the coefficients
+                          ///< tgrad[24 k + 12 j + 3 a .. + 2] at vertex vert_ka
+    const double* ct;     ///< m x 2 offsets c_t (m): static friction holds J_t v = c_t
+    int* kinetic;         ///< m, in/out: 1 kinetic, 0 static (read on active rows only)
+    double* phi;          ///< m x 2, in/out: static multipliers (units of lambda)
+    double* dir;          ///< m x 2, in/out: kinetic direction d_k (unit, along the slip)
+    double* lamTilde;     ///< m, in/out: the kinetic contacts' averaged normal multiplier
+    double* hist;         ///< m, in/out: the multiplier last pushed into that average
+    double thetaTol;      ///< theta_tol (rad): V&J's 1.2 degrees
+    double thetaRate;     ///< alpha_theta: V&J's 0.01
+    int switches;         ///< out: static <-> kinetic switches in the solve
+    int kineticCount;     ///< out: active kinetic contacts at the end
+    int staticCount;      ///< out: active static contacts with friction at the end
+} alcrCrFriction;
 
 /// The preconditioners of V&J §3.3 (Eq. 22 with A -> diag(A), S -> diag(J_a diag(A)^-1 J_a^T)).
 typedef enum alcrCrPrecond_ {
@@ -92,6 +126,14 @@ alcrCrOptions alcr_cr_defaultOptions(void);
 alctStatus alcr_cr_solve(const alcrBsr* A, const double* b, const alcrCrRows* rows,
                          const alcrCrOptions* opt, double* v, double* lambda, int* active, int warm,
                          alcrCrResult* out);
+
+/// alcr_cr_solve with Coulomb friction on the rows (fric NULL: frictionless, the same as
+/// alcr_cr_solve bit for bit). Without warm, every contact starts static with phi = 0.
+/// @param[in,out] fric  the tangent rows and the friction state (alcrCrFriction)
+/// @return as alcr_cr_solve; ALC_ERR_INVALID_ARG also for a negative mu or missing tangent rows
+alctStatus alcr_cr_solveFriction(const alcrBsr* A, const double* b, const alcrCrRows* rows,
+                                 alcrCrFriction* fric, const alcrCrOptions* opt, double* v,
+                                 double* lambda, int* active, int warm, alcrCrResult* out);
 
 #ifdef __cplusplus
 }

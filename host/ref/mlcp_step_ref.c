@@ -1,7 +1,8 @@
 // The mlcp-cr model's time step on the reference backend (issue 22, item 2): Verschoor and
 // Jalba's Algorithm 1 (mlcp-conjugate-residual-collision-response.txt; the digest
 // ../shared/research/seeds-001-002.md §2.5-2.8 and §3.2 (a)) in the position form of alcove's
-// contact pairs, frictionless.
+// contact pairs, with their friction (§3.1, Algorithm 3: tangent rows per contact, built by
+// buildFriction; the states carried by pair key from round to round and step to step).
 //
 // The step is linearly implicit (V&J Eq. 3-5, Baraff and Witkin): the incremental potential is
 // replaced by its quadratic model at XHAT^0 (free vertices at x^t, kinematic ones at their
@@ -33,6 +34,7 @@
 // Pairs keep their multipliers across steps (V&J: persistent, warm-started constraints); a pair
 // whose multiplier stays zero decays by Gamma per step and leaves the set below remove_below,
 // as in the AL model's Algorithm 3.
+#include "hd/alcm_friction.h"
 #include "ref/backend_ref.h"
 #include "ref/mlcp_cr.h"
 #include "ref/vec_ref.h"
@@ -53,7 +55,99 @@ typedef struct {
     double* z;     // rows: duplicate counts (V&J §3.4.1)
     double* w;     // rows x 4: slot weights along the row's normal
     double* nrm;   // rows x 3: the row's unit normal
+    // friction (V&J §3.1): per row its coefficient, tangent basis (two unit columns), tangent
+    // rows (24), offsets (2) and the solver's state (alcrCrFriction)
+    long long* key;
+    double* mu;
+    double* T;
+    double* tgrad;
+    double* ct;
+    int* kin;
+    double* phi;
+    double* dir;
+    double* lt;
+    double* hist;
 } Rows;
+
+/// The friction state of the last solve's rows, by pair key, in world coordinates (the next
+/// round's tangent bases differ where the pairs were re-linearized): carried from round to round
+/// and, in the backend (alcrBackend.mlcpCarry), from step to step, as V&J's persistent,
+/// warm-started constraints; checkpoints keep it (alciBackendOps.getMlcpCarry).
+typedef struct alcrMlcpCarry_ {
+    int n, cap;
+    alciMlcpFric* s;  // n states, ascending keys
+} FricCarry;
+
+static void carryFree(FricCarry* F) {
+    free(F->s);
+    memset(F, 0, sizeof *F);
+}
+
+/// Room for n states.
+static alctStatus carryReserve(FricCarry* F, int n) {
+    if (n <= F->cap) return ALC_OK;
+    int cap = n + n / 2 + 16;
+    alciMlcpFric* a = (alciMlcpFric*)realloc(F->s, sizeof(alciMlcpFric) * (size_t)cap);
+    if (!a) return ALC_ERR_NOMEM;
+    F->s = a;
+    F->cap = cap;
+    return ALC_OK;
+}
+
+void alcr_mlcp_free(alcrBackend* B) {
+    if (!B->mlcpCarry) return;
+    carryFree(B->mlcpCarry);
+    free(B->mlcpCarry);
+    B->mlcpCarry = NULL;
+}
+
+alctStatus alcr_mlcp_getCarry(const alcrBackend* B, alciMlcpFric* out, int cap, int* n) {
+    int k = B->mlcpCarry ? B->mlcpCarry->n : 0;
+    *n = k;
+    if (!out) return ALC_OK;
+    if (k > cap) return ALC_ERR_CAPACITY;
+    if (k) memcpy(out, B->mlcpCarry->s, sizeof(alciMlcpFric) * (size_t)k);
+    return ALC_OK;
+}
+
+void alcr_mlcp_reportFriction(const alcrBackend* B, alcContact* out, int n, double* bodyForce) {
+    const FricCarry* F = B->mlcpCarry;
+    if (!F) return;
+    double ih2 = 1.0 / (B->h * B->h);
+    int p = 0;
+    for (int j = 0; j < F->n; j++) {
+        const alciMlcpFric* f = &F->s[j];
+        while (p < B->npair && B->pairs[p].key < f->key) p++;
+        if (p >= B->npair || B->pairs[p].key != f->key) continue;
+        const alcrPair* P = &B->pairs[p];
+        double w[4], vec[3];
+        alcV3 nrm;
+        if (!alcm_fric_weights(P->g, P->type == ALCR_EE, w, &nrm)) continue;
+        double mu = alcr_friction_coef(B->m, P->v, P->type);
+        for (int c = 0; c < 3; c++) {
+            vec[c] = (f->kinetic ? -mu * f->lamTilde * f->dir[c] : f->phi[c]) * ih2;
+        }
+        if (p < n) memcpy(out[p].frictionForce, vec, sizeof vec);
+        for (int a = 0; a < 4; a++) {
+            int b = B->m->vert_body[P->v[a]];
+            for (int c = 0; c < 3; c++) bodyForce[3 * b + c] += w[a] * vec[c];
+        }
+    }
+}
+
+alctStatus alcr_mlcp_setCarry(alcrBackend* B, const alciMlcpFric* in, int n) {
+    if (n < 0 || (n > 0 && !in)) return ALC_ERR_INVALID_ARG;
+    if (!B->mlcpCarry) {
+        if (n == 0) return ALC_OK;
+        B->mlcpCarry = (FricCarry*)calloc(1, sizeof(FricCarry));
+        if (!B->mlcpCarry) return ALC_ERR_NOMEM;
+    }
+    alctStatus st = carryReserve(B->mlcpCarry, n);
+    if (st != ALC_OK) return st;
+    if (n) memcpy(B->mlcpCarry->s, in, sizeof(alciMlcpFric) * (size_t)n);
+    B->mlcpCarry->n = n;
+    return ALC_OK;
+}
 
 static void rowsFree(Rows* R) {
     free(R->pairOf);
@@ -65,6 +159,16 @@ static void rowsFree(Rows* R) {
     free(R->z);
     free(R->w);
     free(R->nrm);
+    free(R->key);
+    free(R->mu);
+    free(R->T);
+    free(R->tgrad);
+    free(R->ct);
+    free(R->kin);
+    free(R->phi);
+    free(R->dir);
+    free(R->lt);
+    free(R->hist);
     memset(R, 0, sizeof *R);
 }
 
@@ -81,8 +185,19 @@ static alctStatus rowsReserve(Rows* R, int m) {
     R->z = (double*)malloc(sizeof(double) * (size_t)cap);
     R->w = (double*)malloc(sizeof(double) * 4 * (size_t)cap);
     R->nrm = (double*)malloc(sizeof(double) * 3 * (size_t)cap);
+    R->key = (long long*)malloc(sizeof(long long) * (size_t)cap);
+    R->mu = (double*)malloc(sizeof(double) * (size_t)cap);
+    R->T = (double*)malloc(sizeof(double) * 6 * (size_t)cap);
+    R->tgrad = (double*)malloc(sizeof(double) * 24 * (size_t)cap);
+    R->ct = (double*)malloc(sizeof(double) * 2 * (size_t)cap);
+    R->kin = (int*)malloc(sizeof(int) * (size_t)cap);
+    R->phi = (double*)malloc(sizeof(double) * 2 * (size_t)cap);
+    R->dir = (double*)malloc(sizeof(double) * 2 * (size_t)cap);
+    R->lt = (double*)malloc(sizeof(double) * (size_t)cap);
+    R->hist = (double*)malloc(sizeof(double) * (size_t)cap);
     if (!R->pairOf || !R->vert || !R->grad || !R->c || !R->lam || !R->act || !R->z || !R->w ||
-        !R->nrm) {
+        !R->nrm || !R->key || !R->mu || !R->T || !R->tgrad || !R->ct || !R->kin || !R->phi ||
+        !R->dir || !R->lt || !R->hist) {
         rowsFree(R);
         return ALC_ERR_NOMEM;
     }
@@ -111,9 +226,85 @@ static int buildRows(const alcrBackend* B, const double* base, Rows* R) {
         R->lam[m] = P->lambda > 0 ? P->lambda : 0;
         R->act[m] = P->active && P->lambda > 0;
         R->pairOf[m] = k;
+        R->key[m] = P->key;
         m++;
     }
     return m;
+}
+
+/// Keep the friction state of the m rows solved last, by key, in world coordinates.
+static alctStatus carrySave(const Rows* R, int m, FricCarry* F) {
+    alctStatus st = carryReserve(F, m);
+    if (st != ALC_OK) return st;
+    for (int r = 0; r < m; r++) {
+        const double* T = R->T + 6 * r;
+        alciMlcpFric* f = &F->s[r];
+        memset(f, 0, sizeof *f);
+        f->key = R->key[r];
+        f->kinetic = R->act[r] && R->kin[r];
+        f->lamTilde = R->lt[r];
+        f->hist = R->hist[r];
+        for (int c = 0; c < 3; c++) {
+            f->phi[c] = R->phi[2 * r] * T[c] + R->phi[2 * r + 1] * T[3 + c];
+            f->dir[c] = R->dir[2 * r] * T[c] + R->dir[2 * r + 1] * T[3 + c];
+        }
+    }
+    F->n = m;
+    return ALC_OK;
+}
+
+/// The friction rows of the m rows just built (V&J §2.2's tangent rows in positions): contact
+/// r's slip over the step is s_j = t_j . sum_a w_a (q_a - x^t_a), with the closest-point
+/// weights w and tangents t at X (alcm_fric_weights, alcm_fric_basis); static friction holds
+/// s = 0, so a point on a moving obstacle carries the contact along: J_t p = c_t with
+/// c_t,j = -t_j . sum_a w_a (base_a - x^t_a). The solver's state is taken from the last round
+/// by key (both lists are sorted by it); a pair new to the step starts static with no force.
+static void buildFriction(const alcrBackend* B, const double* base, Rows* R, int m,
+                          const FricCarry* F) {
+    int j = 0;
+    for (int r = 0; r < m; r++) {
+        const alcrPair* P = &B->pairs[R->pairOf[r]];
+        double w[4], *T = R->T + 6 * r, *tg = R->tgrad + 24 * r;
+        alcV3 n;
+        double mu = alcr_friction_coef(B->m, P->v, P->type);
+        if (!(mu > 0) || !alcm_fric_weights(P->g, P->type == ALCR_EE, w, &n)) {
+            mu = 0;
+            n = alcm_v3(1, 0, 0);
+            memset(w, 0, sizeof w);
+        }
+        alcm_fric_basis(n, T);
+        R->mu[r] = mu;
+        for (int t = 0; t < 2; t++) {
+            double c = 0;
+            for (int a = 0; a < 4; a++) {
+                int v = P->v[a];
+                for (int q = 0; q < 3; q++) {
+                    tg[12 * t + 3 * a + q] = w[a] * T[3 * t + q];
+                    c -= w[a] * T[3 * t + q] * (base[3 * v + q] - B->xt[3 * v + q]);
+                }
+            }
+            R->ct[2 * r + t] = c;
+        }
+        while (j < F->n && F->s[j].key < R->key[r]) j++;
+        R->kin[r] = 0;
+        R->phi[2 * r] = R->phi[2 * r + 1] = 0;
+        R->dir[2 * r] = 1;
+        R->dir[2 * r + 1] = 0;
+        R->lt[r] = R->hist[r] = 0;
+        if (j >= F->n || F->s[j].key != R->key[r]) continue;
+        const double *pw = F->s[j].phi, *dw = F->s[j].dir;
+        R->phi[2 * r] = pw[0] * T[0] + pw[1] * T[1] + pw[2] * T[2];
+        R->phi[2 * r + 1] = pw[0] * T[3] + pw[1] * T[4] + pw[2] * T[5];
+        double d0 = dw[0] * T[0] + dw[1] * T[1] + dw[2] * T[2];
+        double d1 = dw[0] * T[3] + dw[1] * T[4] + dw[2] * T[5], dn = hypot(d0, d1);
+        if (F->s[j].kinetic && dn > 0) {
+            R->kin[r] = 1;
+            R->dir[2 * r] = d0 / dn;
+            R->dir[2 * r + 1] = d1 / dn;
+            R->lt[r] = F->s[j].lamTilde;
+            R->hist[r] = F->s[j].hist;
+        }
+    }
 }
 
 /// Verschoor and Jalba's duplicate counts (§3.4.1): Z_a = 1 + sum over the rows b sharing a
@@ -275,6 +466,15 @@ alctStatus alcr_mlcp_step(alcrBackend* B, const alciMlcpParams* prm, alciMlcpOut
 
     Rows R;
     memset(&R, 0, sizeof R);
+    if (prm->friction && !B->mlcpCarry) {
+        B->mlcpCarry = (FricCarry*)calloc(1, sizeof(FricCarry));
+        if (!B->mlcpCarry) {
+            free(base);
+            return ALC_ERR_NOMEM;
+        }
+    }
+    FricCarry* fc = B->mlcpCarry;
+    int mPrev = 0;
     long long* keys = NULL;
     int keyCap = 0;
     int *incAdr = NULL, *incList = NULL, incCap = 0;
@@ -283,16 +483,25 @@ alctStatus alcr_mlcp_step(alcrBackend* B, const alciMlcpParams* prm, alciMlcpOut
         if (st != ALC_OK) break;
         // the MLCP of the pairs linearized at X
         double ts = alci_now();
-        st = rowsReserve(&R, B->npair);
+        if (prm->friction && mPrev > 0) st = carrySave(&R, mPrev, fc);
+        if (st == ALC_OK) st = rowsReserve(&R, B->npair);
         if (st != ALC_OK) break;
         int m = buildRows(B, base, &R);
+        if (prm->friction) buildFriction(B, base, &R, m, fc);
         if (prm->duplicates) st = duplicateCounts(&R, m, B->n, &incAdr, &incList, &incCap);
         if (st != ALC_OK) break;
         alcrCrRows rows = {m, R.vert, NULL, NULL, R.grad, R.c, prm->duplicates ? R.z : NULL};
         alcrCrResult res;
         memcpy(pPrev, B->p, sizeof(double) * (size_t)N);
-        st = alcr_cr_solve(&B->A, rhs, &rows, &co, B->p, R.lam, R.act, 1, &res);
+        alcrCrFriction fr = {R.mu,   R.tgrad,       R.ct,           R.kin, R.phi, R.dir, R.lt,
+                             R.hist, prm->thetaTol, prm->thetaRate, 0,     0,     0};
+        st = alcr_cr_solveFriction(&B->A, rhs, &rows, prm->friction ? &fr : NULL, &co, B->p, R.lam,
+                                   R.act, 1, &res);
         if (st != ALC_OK) break;
+        mPrev = m;
+        out->frictionSwitches += fr.switches;
+        out->kinetic = fr.kineticCount;
+        out->sticking = fr.staticCount;
         alci_log(B->sim, 3,
                  "mlcp-cr round %d: %d rows, %d CR iterations (%s), residual %.3e (from %.3e), "
                  "%d activations, %d releases",
@@ -402,6 +611,7 @@ alctStatus alcr_mlcp_step(alcrBackend* B, const alciMlcpParams* prm, alciMlcpOut
         alcrPair* P = &B->pairs[k];
         if (!(P->lambda > 0)) P->gamma *= B->cp.decay;
     }
+    if (prm->friction && mPrev > 0 && st == ALC_OK) st = carrySave(&R, mPrev, fc);
     rowsFree(&R);
     free(keys);
     free(incAdr);

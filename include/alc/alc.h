@@ -389,8 +389,9 @@ ALC_API void alc_resetContacts(alcSim* sim);
 // A checkpoint holds everything alc_step carries from one step to the next: the data (time,
 // step, positions, velocities, kinematic targets, the drivers' external and released flags,
 // body forces, statistics and warning counts), the contact state of the sim (the active set
-// with its multipliers and decay factors, the penalty and offset friction is lagged with), the
-// contact report and the energy check's record. Restored into a sim and data of the same model
+// with its multipliers and decay factors, the penalty and offset friction is lagged with; under
+// the mlcp-cr model its contacts' friction states), the contact report and the energy check's
+// record. Restored into a sim and data of the same model
 // (checked by a fingerprint of the meshes, materials and drivers; not of the options), the run
 // continues bit for bit as one that never stopped, on the same build and backend; a checkpoint
 // of one backend restored into the other continues the same physics but not bit for bit.

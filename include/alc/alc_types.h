@@ -75,8 +75,8 @@ typedef enum alctContactModel_ {
     ALC_CONTACT_PENALTY,  ///< AL energy with multipliers fixed at zero (the paper's ablation)
     ALC_CONTACT_NONE,     ///< no contact at all (bodies pass through each other)
     /// Verschoor and Jalba's mixed LCP, one linearly implicit step solved by active-set
-    /// conjugate residual with constraint re-linearization and CCD (frictionless, soft bodies,
-    /// reference backend; docs/contact-models.md)
+    /// conjugate residual with constraint re-linearization and CCD, their static and kinetic
+    /// friction (soft bodies, reference backend; docs/contact-models.md)
     ALC_CONTACT_MLCP_CR,
     ALC_NCONTACTMODEL
 } alctContactModel;
