@@ -13,6 +13,7 @@
 #include "alc_internal.h"
 
 #include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,17 +156,26 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         // and, under ALC_INVERSION_ALL, for every material: an invertible energy (corotated)
         // may otherwise lead xhat into inverted elements that x can never reach
         alci_tic(&t, &s->time[ALC_TIMER_LINESEARCH]);
+        // a direction that moves no vertex by more than a few units in the last place of the
+        // scene's coordinates is rounding noise: no trial of it can be told from L0, which may
+        // itself be rounding (L0 ~ 1e-32 on the rings at rest, where 24 energy evaluations a
+        // step went into halving such a direction, half the step's time on the full preset).
+        // It takes no line search and ends the subproblem as converged
+        double xscale = 0;
+        for (int k = 0; k < 6; k++) xscale = fmax(xscale, fabs(m->extent[k]));
+        int noise = sout.pInf <= 8 * DBL_EPSILON * (xscale > 0 ? xscale : 1);
         double rmax = 1;
-        if (nonInvertible || invAll || m->nrigid > 0) {
+        if (!noise && (nonInvertible || invAll || m->nrigid > 0)) {
             st = ops->lineSearchBound(be, o->inversionFraction, invAll, &rmax);
             if (st != ALC_OK) return st;
         }
-        double L0 = lNext, L = 0;
-        st = haveLNext ? ALC_OK : ops->energy(be, 0, &L0);
-        haveLNext = 0;
+        double L0 = lNext, L = lNext;
+        st = haveLNext || noise ? ALC_OK : ops->energy(be, 0, &L0);
+        if (noise) L = L0;  // xhat stays: a known L stays known
+        else haveLNext = 0;
         double r = rmax;
-        int accepted = 0;
-        for (int ls = 0; st == ALC_OK && ls < o->lsMaxIter; ls++) {
+        int accepted = noise;
+        for (int ls = 0; !noise && st == ALC_OK && ls < o->lsMaxIter; ls++) {
             st = ops->energy(be, r, &L);
             if (st != ALC_OK) break;
             // accept a decrease; rounding-level increases count as no change
@@ -176,7 +186,7 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
             r *= 0.5;
         }
         int flips = 0;
-        if (st == ALC_OK && accepted) {
+        if (st == ALC_OK && accepted && !noise) {
             st = ops->stepXhat(be, r, &flips);
             lNext = L;
             haveLNext = 1;

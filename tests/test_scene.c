@@ -283,8 +283,11 @@ ALC_TEST(scene_zUp) {
     alct_note("box centre from (%.3f, %.3f, %.3f) to (%.3f, %.3f, %.3f) m", c0[0], c0[1], c0[2],
               c[0], c[1], c[2]);
     // fell 5 cm in z onto the plane (centre at half its 0.2 m size); sideways it only slides
-    // the 1 cm or so that the frictionless landing of its 6-tetrahedron cube gives (as in y-up)
-    ENSURE(fabs(c[2] - 0.1) < 0.01 && fabs(c[0] - c0[0]) < 0.02 && fabs(c[1] - c0[1]) < 0.02);
+    // the centimetres that the frictionless landing of its 6-tetrahedron cube gives. Its four
+    // bottom vertices land at once, so the slide follows rounding: 0 with the line search of
+    // 6594b9d, 2.2 cm in x and 2.3 cm in y once rounding-noise directions took no line search
+    // (a fall along y would take the centre 0.18 m sideways)
+    ENSURE(fabs(c[2] - 0.1) < 0.01 && fabs(c[0] - c0[0]) < 0.05 && fabs(c[1] - c0[1]) < 0.05);
     closeRun(&r);
     return ALC_TEST_PASS;
 }
