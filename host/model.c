@@ -55,6 +55,8 @@ alcOption alc_defaultOption(void) {
     o.mlcpPrecond = ALC_MLCP_FULL;
     o.mlcpGapTol = 1e-3;
     o.mlcpDuplicates = 0;
+    o.mlcpThetaTol = 1.2;
+    o.mlcpThetaRate = 0.01;
     return o;
 }
 

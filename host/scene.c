@@ -265,12 +265,15 @@ static int readSolver(Loader* L, alciYNode* root) {
     alciYNode* mlcp = alciy_get(n, "mlcp");
     if (mlcp) {
         if (!alciy_expectMap(&L->y, mlcp, "solver.mlcp")) return 0;
-        static const char* const mlcpKeys[] = {"precond", "gap_tol", "duplicate_scaling", NULL};
+        static const char* const mlcpKeys[] = {"precond",   "gap_tol",    "duplicate_scaling",
+                                               "theta_tol", "theta_rate", NULL};
         static const char* const precNames[] = {"full", "diag", NULL};
         static const int precValues[] = {ALC_MLCP_FULL, ALC_MLCP_DIAG};
         ok = alciy_getEnum(&L->y, mlcp, "precond", precNames, precValues, &o->mlcpPrecond) &&
              alciy_getNumber(&L->y, mlcp, "gap_tol", &o->mlcpGapTol, 1e-9, 0.5, 0) &&
              alciy_getBool(&L->y, mlcp, "duplicate_scaling", &o->mlcpDuplicates) &&
+             alciy_getNumber(&L->y, mlcp, "theta_tol", &o->mlcpThetaTol, 0, 90, 0) &&
+             alciy_getNumber(&L->y, mlcp, "theta_rate", &o->mlcpThetaRate, 1e-6, 1, 0) &&
              alciy_checkKeys(&L->y, mlcp, mlcpKeys);
         if (!ok) return 0;
     }

@@ -628,6 +628,10 @@ static alctStatus checkOptions(const alcOption* o, char* err, int errsz) {
     REQ(o->mlcpPrecond == ALC_MLCP_FULL || o->mlcpPrecond == ALC_MLCP_DIAG,
         "unknown mlcp preconditioner %d", o->mlcpPrecond);
     REQ(o->mlcpGapTol > 0 && o->mlcpGapTol < 1, "mlcp gap_tol %g must be in (0, 1)", o->mlcpGapTol);
+    REQ(o->mlcpThetaTol >= 0 && o->mlcpThetaTol <= 90,
+        "mlcp theta_tol %g must be in [0, 90] degrees", o->mlcpThetaTol);
+    REQ(o->mlcpThetaRate > 0 && o->mlcpThetaRate <= 1, "mlcp theta_rate %g must be in (0, 1]",
+        o->mlcpThetaRate);
 #undef REQ
     return ALC_OK;
 }

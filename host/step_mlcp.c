@@ -56,8 +56,8 @@ alctStatus alci_step_mlcp(alcSim* sim, alcData* d) {
     p.nonInvertible = alci_hasNonInvertible(m);
     p.duplicates = o->mlcpDuplicates;
     p.friction = alci_frictionOn(m);
-    p.thetaTol = 1.2 * 3.14159265358979323846 / 180;  // V&J's eps_theta, 1.2 degrees
-    p.thetaRate = 0.01;                               // V&J's alpha_theta
+    p.thetaTol = o->mlcpThetaTol * 3.14159265358979323846 / 180;  // degrees to radians
+    p.thetaRate = o->mlcpThetaRate;
     p.data = d;
     alciMlcpOut out;
     st = ops->mlcpStep(be, &p, &out);

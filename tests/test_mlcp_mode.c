@@ -7,6 +7,7 @@
 // same trajectory, checkpoints (with friction too); and what it does not do refused with the
 // reason. Its friction's claims (the incline, the wedge) are in tests/test_validation.c.
 #include "scene_run.h"
+#include "test_files.h"
 #include "test_macros.h"
 
 #include "alc/alc.h"
@@ -251,5 +252,28 @@ ALC_TEST(mlcpMode_pairBufferGrows) {
         grows[1], grows[0], same ? "identical" : "different");
     ENSURE(grows[1] > 0 && grows[0] == 0);
     ENSURE(same);
+    return ALC_TEST_PASS;
+}
+
+/// The friction's direction settings (solver.mlcp.theta_tol, theta_rate) are read from the scene
+/// and refused outside their ranges, with the file and line.
+ALC_TEST(mlcpMode_thetaOptions) {
+    char err[1024] = "";
+    alcModel* m = NULL;
+    ENSURE_MSG(alct_loadSolverScene("mlcp_theta", "good.yaml",
+                                    "contact: mlcp-cr, mlcp: {theta_tol: 3, theta_rate: 0.1}", &m,
+                                    err, sizeof err) == ALC_OK,
+               "%s", err);
+    ENSURE(m->opt.mlcpThetaTol == 3 && m->opt.mlcpThetaRate == 0.1);
+    alc_deleteModel(m);
+    m = NULL;
+    ENSURE(alct_loadSolverScene("mlcp_theta", "bad.yaml", "mlcp: {theta_rate: 0}", &m, err,
+                                sizeof err) == ALC_ERR_SCENE);
+    alct_note("%s", err);
+    ENSURE(strstr(err, "bad.yaml:4:") && strstr(err, "theta_rate") && m == NULL);
+    ENSURE(alct_loadSolverScene("mlcp_theta", "bad2.yaml", "mlcp: {theta_tol: 91}", &m, err,
+                                sizeof err) == ALC_ERR_SCENE);
+    alct_note("%s", err);
+    ENSURE(strstr(err, "bad2.yaml:4:") && strstr(err, "theta_tol") && m == NULL);
     return ALC_TEST_PASS;
 }

@@ -611,7 +611,8 @@ alctStatus alcr_mlcp_step(alcrBackend* B, const alciMlcpParams* prm, alciMlcpOut
         alcrPair* P = &B->pairs[k];
         if (!(P->lambda > 0)) P->gamma *= B->cp.decay;
     }
-    if (prm->friction && mPrev > 0 && st == ALC_OK) st = carrySave(&R, mPrev, fc);
+    // the states of the last solve go to the next step (none when it had no rows)
+    if (prm->friction && st == ALC_OK) st = carrySave(&R, mPrev, fc);
     rowsFree(&R);
     free(keys);
     free(incAdr);

@@ -234,6 +234,12 @@ typedef struct alcOption_ {
                                ///< fraction of delta (V&J's eps2); default 1e-3
     int mlcpDuplicates;        ///< mlcp-cr model: 1 scales the conjugate residual's Schur
                                ///< diagonal by V&J's duplicate counts Z (their §3.4.1); default 0
+    double mlcpThetaTol;       ///< mlcp-cr model, with friction: a sliding contact's direction
+                               ///< is turned towards its slip while more than this far off
+                               ///< (degrees, V&J's eps_theta); default 1.2
+    double mlcpThetaRate;      ///< mlcp-cr model, with friction: the fraction of the difference
+                               ///< it turns by per evaluation, in (0, 1] (V&J's alpha_theta);
+                               ///< default 0.01
 } alcOption;
 
 /// Output format of frames.
