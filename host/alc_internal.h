@@ -152,13 +152,13 @@ int alci_frictionOn(const alcModel* m);
 void alci_energy_begin(alcSim* sim, const alcData* d);
 /// Doubles per vertex in alcSim.energyBuf (its layout is in host/energy_check.c).
 #define ALCI_ENERGY_BUFN 14
+void alci_energy_end(alcSim* sim, alcData* d);
 
 /// The AL step's progress test (host/step.c): beta of Eq. 9 must fall to this fraction of its
 /// value at the last mark within stallIters outer iterations (else mu doubles and delta halves)
 /// and within splitAfter (else a step that may be split is). With alpha >= 2e-3 in every outer
 /// iteration beta falls this far within 50 of them; a stall at alpha ~ 1e-4 takes 500.
 #define ALCI_STALL_PROGRESS 0.9
-void alci_energy_end(alcSim* sim, alcData* d);
 
 /// alc_compileSpec, and when the initial state intersects, the spec (= model) indices of the
 /// bodies of the first intersecting pair in bad[0] (the edge's) and bad[1] (the triangle's),

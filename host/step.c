@@ -12,8 +12,8 @@
 // h / 2^splitDepth (stepSplit below).
 #include "alc_internal.h"
 
-#include <limits.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +116,10 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
     // evaluated again; anything that moves xhat otherwise (kinPlace) drops it
     double lNext = 0;
     int haveLNext = 0;
+    // a Newton direction no longer than this (8 ulps of the scene's coordinates) is noise
+    double xscale = 0;
+    for (int k = 0; k < 6; k++) xscale = fmax(xscale, fabs(m->extent[k]));
+    double noiseP = 8 * DBL_EPSILON * (xscale > 0 ? xscale : 1);
     int freeRigid = 0;  // rigid bodies that move in the solve (not kinematic this step)
     for (int r = 0; r < m->nrigid; r++) freeRigid += !sim->rigidKin[r];
     for (int it = 0; it < o->maxNewton; it++) {
@@ -160,10 +164,8 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         // scene's coordinates is rounding noise: no trial of it can be told from L0, which may
         // itself be rounding (L0 ~ 1e-32 on the rings at rest, where 24 energy evaluations a
         // step went into halving such a direction, half the step's time on the full preset).
-        // It takes no line search and ends the subproblem as converged
-        double xscale = 0;
-        for (int k = 0; k < 6; k++) xscale = fmax(xscale, fabs(m->extent[k]));
-        int noise = sout.pInf <= 8 * DBL_EPSILON * (xscale > 0 ? xscale : 1);
+        // It takes no line search and ends the subproblem as converged (xhat and L unchanged)
+        int noise = sout.pInf <= noiseP;
         double rmax = 1;
         if (!noise && (nonInvertible || invAll || m->nrigid > 0)) {
             st = ops->lineSearchBound(be, o->inversionFraction, invAll, &rmax);
@@ -171,8 +173,7 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         }
         double L0 = lNext, L = lNext;
         st = haveLNext || noise ? ALC_OK : ops->energy(be, 0, &L0);
-        if (noise) L = L0;  // xhat stays: a known L stays known
-        else haveLNext = 0;
+        if (!noise) haveLNext = 0;
         double r = rmax;
         int accepted = noise;
         for (int ls = 0; !noise && st == ALC_OK && ls < o->lsMaxIter; ls++) {
