@@ -701,6 +701,9 @@ const alciBackendOps kCudaOps = {"cuda",
                                  opIpcFrictionLag,
                                  NULL,   // mlcpStep: the mlcp-cr model is reference-only
                                  NULL,
+                                 NULL,
+                                 NULL,   // dsStep: the penalty-ds model is reference-only
+                                 NULL,
                                  NULL};
 
 /// Allocate and fill everything; the status and the message on B->s on failure.

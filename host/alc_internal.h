@@ -184,6 +184,11 @@ int alci_hasNonInvertible(const alcModel* m);
 alciStepInput alci_stepInput(alcSim* sim, alcData* d, double h);
 /// One step of the mlcp-cr model (host/step_mlcp.c; reference backend).
 alctStatus alci_step_mlcp(alcSim* sim, alcData* d);
+/// s->time[ALC_TIMER_OTHER] = the step's time less its four measured phases, at least 0
+/// (host/step.c).
+void alci_stepTimeOther(alcStepStat* s);
+/// One step of the penalty-ds model (host/step_penalty_ds.c; reference backend).
+alctStatus alci_step_penaltyDs(alcSim* sim, alcData* d);
 
 /// The Newton direction P = -H^-1 G by the backend's PCG (capped at cgMaxIter, or 9 x the vertex
 /// count within [100, 20000]), timed and counted in d->stat (Newton and CG iterations, residual

@@ -1,5 +1,6 @@
 // The simulator object: creation on a backend, the step entry point, contact reports.
 #include "alc_internal.h"
+#include "hd/alcm_penalty_ds_mesh.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -83,6 +84,24 @@ static void chooseThreads(alcSim* sim) {
     if (n > 1) n = alci_idleCores(n, 0.03);
     sim->threads = n;
 }
+/// The penalty-ds model walks its attachments over the surface: it must be a consistently
+/// oriented manifold (hd/alcm_penalty_ds_mesh.h).
+static alctStatus checkDsSurface(alcSim* sim, const alcModel* m) {
+    size_t nt = m->ntri > 0 ? (size_t)m->ntri : 1;
+    int* buf = (int*)malloc(sizeof(int) * (9 * nt + (size_t)m->nvert + 1));
+    if (!buf) return ALC_ERROR(sim, ALC_ERR_NOMEM, "out of memory");
+    int rc = alcm_ds_meshAdjacency(m->tri_vert, m->ntri, m->nvert, buf, buf + 3 * nt,
+                                   buf + 3 * nt + m->nvert + 1, buf + 6 * nt + m->nvert + 1);
+    free(buf);
+    if (rc == ALCM_DS_MESH_OK) return ALC_OK;
+    return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
+                     "contact model 'penalty-ds' needs every body's surface to be a consistently "
+                     "oriented manifold: %s",
+                     rc == ALCM_DS_MESH_NONMANIFOLD ? "an edge is shared by more than two triangles"
+                     : rc == ALCM_DS_MESH_ORIENTATION
+                         ? "two triangles run along a shared edge the same way"
+                         : "a triangle repeats a vertex or names one out of range");
+}
 
 alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
     if (!m || !def || !out) return ALC_ERR_INVALID_ARG;
@@ -102,19 +121,25 @@ alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
     }
     alctStatus st = checkModel(sim, m);
     if (st != ALC_OK) return st;
-    if (m->opt.contact == ALC_CONTACT_MLCP_CR) {
-        // what the mlcp-cr model does not have yet (issue 22): refused with the reason rather
+    if (m->opt.contact == ALC_CONTACT_MLCP_CR || m->opt.contact == ALC_CONTACT_PENALTY_DS) {
+        // what the comparison models do not have (issue 22): refused with the reason rather
         // than run without it
+        const char* name = m->opt.contact == ALC_CONTACT_MLCP_CR ? "mlcp-cr" : "penalty-ds";
         if (m->nrigid > 0) {
             return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
-                             "contact model 'mlcp-cr' has no rigid bodies (the model has %d); "
+                             "contact model '%s' has no rigid bodies (the model has %d); "
                              "use --contact al or ipc",
-                             m->nrigid);
+                             name, m->nrigid);
         }
         if (def->backend == ALC_BACKEND_CUDA) {
             return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
-                             "contact model 'mlcp-cr' runs on the reference backend only "
-                             "(--backend ref)");
+                             "contact model '%s' runs on the reference backend only "
+                             "(--backend ref)",
+                             name);
+        }
+        if (m->opt.contact == ALC_CONTACT_PENALTY_DS) {
+            st = checkDsSurface(sim, m);
+            if (st != ALC_OK) return st;
         }
     }
     if (def->backend < ALC_BACKEND_AUTO || def->backend > ALC_BACKEND_CUDA) {
@@ -138,6 +163,7 @@ alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
         // reuse of the Hessian nor rigid bodies)
         int cuda = alcu_cudaAvailable() && alcg_backend_complete() && !alcg_device_emulated() &&
                    m->opt.contact != ALC_CONTACT_IPC && m->opt.contact != ALC_CONTACT_MLCP_CR &&
+                   m->opt.contact != ALC_CONTACT_PENALTY_DS &&
                    m->opt.linearSolver == ALC_LINSOLVE_PCG && !m->opt.hessianReuse &&
                    m->nrigid == 0;
         backend = cuda ? ALC_BACKEND_CUDA : ALC_BACKEND_REF;
@@ -269,6 +295,7 @@ static void accumulate(alcData* d) {
     r->stepsSplit += s->splits > 0;
     if (s->bufferCapacity > r->bufferCapacity) r->bufferCapacity = s->bufferCapacity;
     if (s->time[ALC_TIMER_STEP] > r->timeMax) r->timeMax = s->time[ALC_TIMER_STEP];
+    if (s->penetration > r->penetrationMax) r->penetrationMax = s->penetration;
     for (int i = 0; i < ALC_NTIMER; i++) r->time[i] += s->time[i];
 }
 
@@ -319,6 +346,8 @@ alctStatus alc_step(alcSim* sim, alcData* d) {
         st = alci_step_ipc(sim, d);
     } else if (m->opt.contact == ALC_CONTACT_MLCP_CR) {
         st = alci_step_mlcp(sim, d);
+    } else if (m->opt.contact == ALC_CONTACT_PENALTY_DS) {
+        st = alci_step_penaltyDs(sim, d);
     } else {
         st = alci_step_al(sim, d);
     }

@@ -134,6 +134,61 @@ typedef struct alciMlcpOut_ {
     double tAssemble, tSolve, tCcd;  // seconds: assembly, CR solves, CCD and the bounds
 } alciMlcpOut;
 
+/// One contact of the penalty-ds model carried from step to step (Ding and Schroeder's
+/// persistent pairs, host/ref/penalty_ds_step_ref.c): surface vertex z of one body tied to an
+/// attachment on the surface of another, as a triangle and barycentric weights (committed X).
+typedef struct alciDsPair_ {
+    long long key;  // z * nbody + body: one attachment per vertex and other body
+    int z;          // the particle: a surface vertex
+    int tri;        // the attachment's triangle (model triangle id)
+    double b[3];    // its weights of tri's vertices, >= 0, summing to 1
+} alciDsPair;
+
+/// Parameters of a penalty-ds step (host/step_penalty_ds.c; Ding and Schroeder §2-3).
+typedef struct alciDsParams_ {
+    double k;             // spring stiffness (N/m)
+    double tol;           // tau: stop at ||g|| < tau or ||H^T g|| / dref < tau (N s)
+    double gmresTol;      // GMRES's relative residual tolerance
+    int gmresMax;         // GMRES iterations per Newton direction (restarted every 20)
+    int maxNewton;        // Newton iterations per step at most
+    int lsMaxIter;        // line-search halvings at most
+    int cholesky;         // 1: GMRES preconditioned by a Cholesky factor (alctDsPrecond), else
+                          // block Jacobi
+    double fraction;      // the inversion bound's volume fraction (alcOption.inversionFraction)
+    int allTets;          // the inversion bound protects every tetrahedron
+    int nonInvertible;    // some tetrahedra are protected (Neo-Hookean bodies)
+    const alcData* data;  // the step's data, for the cancellation check (alc_cancelStep)
+} alciDsParams;
+
+/// What a penalty-ds step did.
+typedef struct alciDsOut_ {
+    int newton;            // Newton iterations (directions solved)
+    int gmresIters;        // GMRES iterations over the step
+    int gmresMax;          // most of one direction
+    int fallbacks;         // directions that were no descent for E, replaced by -H^T g
+    int cholFallbacks;     // Newton iterations whose Cholesky preconditioner failed (the matrix
+                           // not positive definite), preconditioned by block Jacobi instead
+    int lsFails;           // line searches that found no decrease (the step ended there)
+    int converged;         // 1: the step ended by the tolerance
+    double residual;       // ||g|| at the end (N s)
+    double stationarity;   // ||H^T g|| / dref at the end (N s)
+    double alphaSum;       // accepted step fractions summed
+    double alphaMin;       // the smallest accepted step fraction (1 when none was cut)
+    int pairs;             // registered pairs at the end (before pruning)
+    int active;            // pairs below the surface at the end
+    int dynamic;           // active pairs whose attachment slid (relaxed off X)
+    int registered;        // pairs registered in this step
+    int pruned;            // inactive pairs removed at the end
+    int contactsMax;       // most active pairs at an evaluation
+    double contactsSum;    // active pairs summed over the Newton iterations
+    int candidatesMax;     // most broad-phase candidates of one registration pass
+    double penetration;    // deepest active pair at the end, (Y - Z).n (m)
+    long jacColumns;       // finite-difference Jacobian columns of sliding pairs
+    long jacOneSided;      // of them, one-sided (the relaxation's path changed on one side)
+    long jacDropped;       // of them, dropped (changed on both sides)
+    double tAssemble, tSolve, tCcd, tLineSearch;  // seconds
+} alciDsOut;
+
 typedef struct alciBackendOps_ {
     const char* name;
     /// Free everything the backend owns (NULL-safe on its state).
@@ -254,6 +309,20 @@ typedef struct alciBackendOps_ {
     alctStatus (*getMlcpCarry)(void* be, alciMlcpFric* out, int cap, int* n);
     /// Replace them (strictly ascending keys: checked by the caller).
     alctStatus (*setMlcpCarry)(void* be, const alciMlcpFric* in, int n);
+
+    // ---- the penalty-ds model (host/step_penalty_ds.c); NULL where the backend lacks it ----
+    /// The whole step after beginStep: Ding and Schroeder's backward Euler with attachment-
+    /// point penalty contact, solved by a merit-function Newton method (E = 1/2 |g|^2, GMRES
+    /// directions, backtracking line search), new pairs registered by CCD from x^t to each
+    /// iterate; at the end inactive pairs are dropped and the attachments of the others move to
+    /// their relaxed points. X is the last iterate (not intersection-free); endStep then ends
+    /// the step at X.
+    alctStatus (*dsStep)(void* be, const alciDsParams* p, alciDsOut* out);
+    /// The penalty-ds pairs carried from one step to the next, for checkpoints: with out NULL
+    /// only *n is written; otherwise at most cap (ALC_ERR_CAPACITY when there are more).
+    alctStatus (*getDsCarry)(void* be, alciDsPair* out, int cap, int* n);
+    /// Replace them (strictly ascending keys, ids in range: checked by the caller).
+    alctStatus (*setDsCarry)(void* be, const alciDsPair* in, int n);
 } alciBackendOps;
 
 /// A backend: its operation table and its state.

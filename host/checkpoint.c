@@ -8,13 +8,15 @@
 // the backend's contact state: the active set in key order with multipliers, decay factors and
 // last linearization (AL paper Eq. 10-14 and Alg. 3), and the mu and delta the next step lags
 // friction with (Eq. 23), and under the mlcp-cr model the friction states of its contacts
-// (alciMlcpFric, format 2). Lagged friction pairs are not saved: every step lags them again
+// (alciMlcpFric, format 2), and under the penalty-ds model its pairs' attachments (alciDsPair,
+// format 3). Lagged friction pairs are not saved: every step lags them again
 // from the active set. Statistics and warning counts are saved so that the run's totals
 // continue.
 //
 // Layout (little-endian, as the state files of state_io.h):
 //   char[8]  "ALCCKPT1"
-//   uint32   format version (2; 1, without the mlcp-cr friction states, is read too)
+//   uint32   format version (3; 2, without the penalty-ds pairs, and 1, without the mlcp-cr
+//            friction states either, are read too)
 //   uint32   flags: bit 0 = payload zlib-compressed (files), else raw (memory)
 //   uint32   version of the library that wrote it (ALC_VERSION_HEADER encoding)
 //   uint32   model fingerprint: CRC-32 over the model's sizes and arrays (not its options)
@@ -25,7 +27,8 @@
 // Payload: the sizes of the structs stored as bytes (alcStepStat, alcRunStat, alcWarningStat,
 // alcContact, alcmPair), nvert, nbody, ndriver; then the data, the sim's fields and the
 // backend's contact state in the order of putState (format 2 ends with the size of
-// alciMlcpFric, their count and the states). Structs are stored as their bytes: a
+// alciMlcpFric, their count and the states; format 3 then with the size of alciDsPair, their
+// count and the pairs). Structs are stored as their bytes: a
 // checkpoint is read by a library with the same struct layouts (the reader compares the sizes
 // and refuses others), and continues bit for bit on the same build and backend.
 #include "alc_internal.h"
@@ -42,7 +45,7 @@
 #include <zlib.h>
 
 #define CKPT_MAGIC      "ALCCKPT1"
-#define CKPT_FORMAT     2u
+#define CKPT_FORMAT     3u
 #define CKPT_HEADER     40  // magic 8, four uint32, two uint64
 #define CKPT_COMPRESSED 1u
 
@@ -136,7 +139,8 @@ static void putSizes(Out* o, const alcModel* m) {
 
 /// Write (or count, when o->p is NULL) the payload. pairs holds npair pairs when writing.
 static void putState(Out* o, const alcSim* sim, const alcData* d, const alcmPair* pairs, int npair,
-                     double lastMu, double lastDelta, const alciMlcpFric* fric, int nfric) {
+                     double lastMu, double lastDelta, const alciMlcpFric* fric, int nfric,
+                     const alciDsPair* ds, int nds) {
     const alcModel* m = sim->m;
     size_t n3 = 3 * (size_t)m->nvert;
     putSizes(o, m);
@@ -185,6 +189,27 @@ static void putState(Out* o, const alcSim* sim, const alcData* d, const alcmPair
     putI32(o, (int32_t)sizeof(alciMlcpFric));
     putI32(o, nfric);
     put(o, fric, sizeof(alciMlcpFric) * (size_t)nfric);
+    putI32(o, (int32_t)sizeof(alciDsPair));
+    putI32(o, nds);
+    put(o, ds, sizeof(alciDsPair) * (size_t)nds);
+}
+
+/// The backend's penalty-ds pairs (malloc'ed; NULL and 0 where it has none).
+static alctStatus dsCarryGet(alcSim* sim, alciDsPair** ds, int* n) {
+    const alciBackendOps* ops = sim->be.ops;
+    *ds = NULL;
+    *n = 0;
+    if (!ops->getDsCarry) return ALC_OK;
+    alctStatus st = ops->getDsCarry(sim->be.state, NULL, 0, n);
+    if (st != ALC_OK || *n == 0) return st;
+    *ds = (alciDsPair*)malloc(sizeof(alciDsPair) * (size_t)*n);
+    if (!*ds) return ALC_ERROR(sim, ALC_ERR_NOMEM, "out of memory for %d penalty-ds pairs", *n);
+    st = ops->getDsCarry(sim->be.state, *ds, *n, n);
+    if (st != ALC_OK) {
+        free(*ds);
+        *ds = NULL;
+    }
+    return st;
 }
 
 /// The backend's mlcp-cr friction states (malloc'ed; NULL and 0 where it has none).
@@ -248,16 +273,21 @@ static alctStatus save(alcSim* sim, const alcData* d, int compress, unsigned cha
     alciMlcpFric* fric = NULL;
     int nfric = 0;
     st = mlcpCarryGet(sim, &fric, &nfric);
+    alciDsPair* ds = NULL;
+    int nds = 0;
+    if (st == ALC_OK) st = dsCarryGet(sim, &ds, &nds);
     if (st != ALC_OK) {
         free(pairs);
+        free(fric);
         return st;
     }
     Out count = {NULL, 0};
-    putState(&count, sim, d, pairs, npair, lastMu, lastDelta, fric, nfric);
+    putState(&count, sim, d, pairs, npair, lastMu, lastDelta, fric, nfric, ds, nds);
     size_t payload = count.n;
     if (!out) {
         free(pairs);
         free(fric);
+        free(ds);
         *bytes = CKPT_HEADER + payload + 4;
         return ALC_OK;
     }
@@ -265,12 +295,14 @@ static alctStatus save(alcSim* sim, const alcData* d, int compress, unsigned cha
     if (!raw) {
         free(pairs);
         free(fric);
+        free(ds);
         return ALC_ERROR(sim, ALC_ERR_NOMEM, "out of memory for a %zu-byte checkpoint", payload);
     }
     Out w = {raw, 0};
-    putState(&w, sim, d, pairs, npair, lastMu, lastDelta, fric, nfric);
+    putState(&w, sim, d, pairs, npair, lastMu, lastDelta, fric, nfric, ds, nds);
     free(pairs);
     free(fric);
+    free(ds);
     size_t stored = payload;
     unsigned char* body = raw;
     if (compress) {
@@ -368,7 +400,7 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
     memcpy(u, buf + 8, 16);
     memcpy(&payload, buf + 24, 8);
     memcpy(&stored, buf + 32, 8);
-    if (u[0] != CKPT_FORMAT && u[0] != 1u) {
+    if (u[0] != CKPT_FORMAT && u[0] != 1u && u[0] != 2u) {
         return ALC_ERROR(sim, ALC_ERR_IO, "%s: checkpoint format %u, this library reads %u", what,
                          u[0], CKPT_FORMAT);
     }
@@ -417,6 +449,8 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
     alcmPair* pairs = NULL;
     double* ebuf = NULL;
     alciMlcpFric* fric = NULL;
+    alciDsPair* ds = NULL;
+    int32_t nds = 0;
     int32_t ncontact = 0, npair = 0, energyInit = 0, hasBuf = 0, ipcChecked = 0, nfric = 0;
     double timeComp = 0, timeLast = 0, eb = 0, el = 0, ebud = 0, lastMu = 0, lastDelta = 0;
     double pb[3], pl[3];
@@ -484,6 +518,19 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
                 fric = (alciMlcpFric*)getArray(&in, nfric, sizeof(alciMlcpFric), &nomem);
             }
         }
+        if (u[0] >= 3u && st == ALC_OK) {
+            int32_t dsize = getI32(&in);
+            nds = getI32(&in);
+            if (!in.bad && dsize != (int32_t)sizeof(alciDsPair)) {
+                st = ALC_ERROR(sim, ALC_ERR_IO,
+                               "%s: written by alcove %u.%u.%u with other struct layouts; this "
+                               "is %s",
+                               what, u[2] / 10000, u[2] / 100 % 100, u[2] % 100,
+                               alcu_versionString());
+            } else {
+                ds = (alciDsPair*)getArray(&in, nds, sizeof(alciDsPair), &nomem);
+            }
+        }
         if (st == ALC_OK && nomem) st = ALC_ERROR(sim, ALC_ERR_NOMEM, "%s: out of memory", what);
         if (st == ALC_OK && (in.bad || in.at != in.n)) {
             st = ALC_ERROR(sim, ALC_ERR_IO, "%s: the payload is %s", what,
@@ -521,6 +568,20 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
         for (int c = 0; c < 3; c++) ok = ok && isfinite(f->phi[c]) && isfinite(f->dir[c]);
         if (!ok) st = ALC_ERROR(sim, ALC_ERR_IO, "%s: friction state %d is malformed", what, p);
     }
+    for (int p = 0; st == ALC_OK && p < nds; p++) {
+        const alciDsPair* P = &ds[p];
+        int ok = (p == 0 || ds[p - 1].key < P->key) && P->z >= 0 && P->z < m->nvert &&
+                 P->tri >= 0 && P->tri < m->ntri &&
+                 P->key == (long long)P->z * m->nbody + m->tri_body[P->tri];
+        for (int c = 0; c < 3; c++) ok = ok && isfinite(P->b[c]) && P->b[c] >= 0;
+        if (!ok) st = ALC_ERROR(sim, ALC_ERR_IO, "%s: penalty-ds pair %d is malformed", what, p);
+    }
+    if (st == ALC_OK && nds > 0 && !sim->be.ops->setDsCarry) {
+        st = ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
+                       "%s: it carries penalty-ds pairs, which backend '%s' does not have "
+                       "(--backend ref)",
+                       what, sim->be.ops->name);
+    }
     if (st == ALC_OK && nfric > 0 && !sim->be.ops->setMlcpCarry) {
         st = ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
                        "%s: it carries mlcp-cr friction states, which backend '%s' does not "
@@ -530,6 +591,9 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
     if (st == ALC_OK) st = sim->be.ops->setCarry(sim->be.state, pairs, npair, lastMu, lastDelta);
     if (st == ALC_OK && sim->be.ops->setMlcpCarry) {
         st = sim->be.ops->setMlcpCarry(sim->be.state, fric, nfric);
+    }
+    if (st == ALC_OK && sim->be.ops->setDsCarry) {
+        st = sim->be.ops->setDsCarry(sim->be.state, ds, nds);
     }
     if (st == ALC_OK) {
         // everything is valid: commit to the data (same model: the same array layout in its
@@ -562,6 +626,7 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
     free(contacts);
     free(pairs);
     free(fric);
+    free(ds);
     free(ebuf);
     free(inflated);
     return st;

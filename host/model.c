@@ -57,6 +57,11 @@ alcOption alc_defaultOption(void) {
     o.mlcpDuplicates = 0;
     o.mlcpThetaTol = 1.2;
     o.mlcpThetaRate = 0.01;
+    o.dsK = 0;
+    o.dsTol = 0;
+    o.dsGmresMax = 20;
+    o.dsMaxNewton = 100;
+    o.dsPrecond = ALC_DS_PRECOND_AUTO;
     return o;
 }
 

@@ -173,9 +173,11 @@ static int readSolver(Loader* L, alciYNode* root) {
     if (!n) return 1;
     if (!alciy_expectMap(&L->y, n, "solver")) return 0;
     alcOption* o = alc_specOption(L->spec);
-    static const char* const contactNames[] = {"al", "ipc", "penalty", "none", "mlcp-cr", NULL};
-    static const int contactValues[] = {ALC_CONTACT_AL, ALC_CONTACT_IPC, ALC_CONTACT_PENALTY,
-                                        ALC_CONTACT_NONE, ALC_CONTACT_MLCP_CR};
+    static const char* const contactNames[] = {"al",      "ipc",        "penalty", "none",
+                                               "mlcp-cr", "penalty-ds", NULL};
+    static const int contactValues[] = {ALC_CONTACT_AL,      ALC_CONTACT_IPC,
+                                        ALC_CONTACT_PENALTY, ALC_CONTACT_NONE,
+                                        ALC_CONTACT_MLCP_CR, ALC_CONTACT_PENALTY_DS};
     static const char* const invNames[] = {"auto", "all", NULL};
     static const int invValues[] = {ALC_INVERSION_AUTO, ALC_INVERSION_ALL};
     static const char* const invBoundNames[] = {"end", "path", NULL};
@@ -216,6 +218,7 @@ static int readSolver(Loader* L, alciYNode* root) {
                                        "friction_secant",
                                        "inversion_bound",
                                        "mlcp",
+                                       "penalty_ds",
                                        NULL};
     int ok =
         alciy_getEnum(&L->y, n, "contact", contactNames, contactValues, &o->contact) &&
@@ -275,6 +278,22 @@ static int readSolver(Loader* L, alciYNode* root) {
              alciy_getNumber(&L->y, mlcp, "theta_tol", &o->mlcpThetaTol, 0, 90, 0) &&
              alciy_getNumber(&L->y, mlcp, "theta_rate", &o->mlcpThetaRate, 1e-6, 1, 0) &&
              alciy_checkKeys(&L->y, mlcp, mlcpKeys);
+        if (!ok) return 0;
+    }
+    alciYNode* ds = alciy_get(n, "penalty_ds");
+    if (ds) {
+        if (!alciy_expectMap(&L->y, ds, "solver.penalty_ds")) return 0;
+        static const char* const dsKeys[] = {"k",          "tol",     "gmres_max",
+                                             "max_newton", "precond", NULL};
+        static const char* const dsPrecNames[] = {"auto", "jacobi", "cholesky", NULL};
+        static const int dsPrecValues[] = {ALC_DS_PRECOND_AUTO, ALC_DS_PRECOND_JACOBI,
+                                           ALC_DS_PRECOND_CHOLESKY};
+        ok = alciy_getNumber(&L->y, ds, "k", &o->dsK, 0, BIG, 0) &&
+             alciy_getEnum(&L->y, ds, "precond", dsPrecNames, dsPrecValues, &o->dsPrecond) &&
+             alciy_getNumber(&L->y, ds, "tol", &o->dsTol, 0, BIG, 0) &&
+             alciy_getInt(&L->y, ds, "gmres_max", &o->dsGmresMax, 1, 100000, 0) &&
+             alciy_getInt(&L->y, ds, "max_newton", &o->dsMaxNewton, 1, 100000, 0) &&
+             alciy_checkKeys(&L->y, ds, dsKeys);
         if (!ok) return 0;
     }
     return alciy_checkKeys(&L->y, n, keys);

@@ -632,6 +632,13 @@ static alctStatus checkOptions(const alcOption* o, char* err, int errsz) {
         "mlcp theta_tol %g must be in [0, 90] degrees", o->mlcpThetaTol);
     REQ(o->mlcpThetaRate > 0 && o->mlcpThetaRate <= 1, "mlcp theta_rate %g must be in (0, 1]",
         o->mlcpThetaRate);
+    REQ(o->dsK >= 0 && isfinite(o->dsK), "penalty_ds k %g must be >= 0 (0 = auto)", o->dsK);
+    REQ(o->dsTol >= 0 && isfinite(o->dsTol), "penalty_ds tol %g must be >= 0 (0 = auto)",
+        o->dsTol);
+    REQ(o->dsGmresMax >= 1, "penalty_ds gmres_max %d must be >= 1", o->dsGmresMax);
+    REQ(o->dsMaxNewton >= 1, "penalty_ds max_newton %d must be >= 1", o->dsMaxNewton);
+    REQ(o->dsPrecond >= ALC_DS_PRECOND_AUTO && o->dsPrecond <= ALC_DS_PRECOND_CHOLESKY,
+        "unknown penalty_ds preconditioner %d", o->dsPrecond);
 #undef REQ
     return ALC_OK;
 }

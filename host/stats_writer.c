@@ -24,7 +24,7 @@ typedef struct {
     int digits;  // significant digits of a double
 } Field;
 
-#define NFIELD 29
+#define NFIELD 30
 
 // phase names and the timers they read, in column order
 static const char* const kPhaseKey[ALC_NTIMER] = {"time_step", "time_hessian",    "time_pcg",
@@ -71,6 +71,7 @@ static void stepFields(long step, double time, const alcStepStat* st, Field f[NF
     f[k++] = intField("direct_solves", st->directSolves);
     f[k++] = intField("splits", st->splits);
     f[k++] = dblField("h_min", st->hMin, 9);
+    f[k++] = dblField("penetration", st->penetration, 9);
 }
 
 // record a failure on the stream with the path and strerror
@@ -211,6 +212,10 @@ void alci_stats_summary(FILE* out, const alcModel* m, const alcRunStat* r, const
     if (r->splits > 0) {
         fprintf(out, "  split      : %ld steps solved in parts after a stall (%ld halvings)\n",
                 r->stepsSplit, r->splits);
+    }
+    if (r->penetrationMax > 0) {
+        fprintf(out, "  penetration: %.4g m deepest at a step's end (not penetration-free)\n",
+                r->penetrationMax);
     }
 
     // time per step and the phase breakdown

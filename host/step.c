@@ -564,6 +564,13 @@ static alctStatus stepSplit(alcSim* sim, alcData* d, double t0, double h, int de
     return st;
 }
 
+void alci_stepTimeOther(alcStepStat* s) {
+    s->time[ALC_TIMER_OTHER] = s->time[ALC_TIMER_STEP] - s->time[ALC_TIMER_HESSIAN] -
+                               s->time[ALC_TIMER_PCG] - s->time[ALC_TIMER_CCD] -
+                               s->time[ALC_TIMER_LINESEARCH];
+    if (s->time[ALC_TIMER_OTHER] < 0) s->time[ALC_TIMER_OTHER] = 0;
+}
+
 alctStatus alci_step_al(alcSim* sim, alcData* d) {
     alcStepStat* s = &d->stat;
     double tstart = alci_now();
@@ -573,9 +580,6 @@ alctStatus alci_step_al(alcSim* sim, alcData* d) {
     alctStatus st = stepSplit(sim, d, d->time, h, 0);
     if (st != ALC_OK) return st;
     s->time[ALC_TIMER_STEP] = alci_now() - tstart;
-    s->time[ALC_TIMER_OTHER] = s->time[ALC_TIMER_STEP] - s->time[ALC_TIMER_HESSIAN] -
-                               s->time[ALC_TIMER_PCG] - s->time[ALC_TIMER_CCD] -
-                               s->time[ALC_TIMER_LINESEARCH];
-    if (s->time[ALC_TIMER_OTHER] < 0) s->time[ALC_TIMER_OTHER] = 0;
+    alci_stepTimeOther(s);
     return ALC_OK;
 }

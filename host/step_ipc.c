@@ -292,9 +292,6 @@ alctStatus alci_step_ipc(alcSim* sim, alcData* d) {
     st = ops->endStep(be, d->x, d->v);
     if (st != ALC_OK) return st;
     s->time[ALC_TIMER_STEP] = alci_now() - tstart;
-    s->time[ALC_TIMER_OTHER] = s->time[ALC_TIMER_STEP] - s->time[ALC_TIMER_HESSIAN] -
-                               s->time[ALC_TIMER_PCG] - s->time[ALC_TIMER_CCD] -
-                               s->time[ALC_TIMER_LINESEARCH];
-    if (s->time[ALC_TIMER_OTHER] < 0) s->time[ALC_TIMER_OTHER] = 0;
+    alci_stepTimeOther(s);
     return ALC_OK;
 }

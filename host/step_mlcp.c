@@ -112,8 +112,6 @@ alctStatus alci_step_mlcp(alcSim* sim, alcData* d) {
     if (st != ALC_OK) return st;
     s->hMin = h;
     s->time[ALC_TIMER_STEP] = alci_now() - tstart;
-    s->time[ALC_TIMER_OTHER] = s->time[ALC_TIMER_STEP] - s->time[ALC_TIMER_HESSIAN] -
-                               s->time[ALC_TIMER_PCG] - s->time[ALC_TIMER_CCD];
-    if (s->time[ALC_TIMER_OTHER] < 0) s->time[ALC_TIMER_OTHER] = 0;
+    alci_stepTimeOther(s);
     return ALC_OK;
 }

@@ -13,6 +13,7 @@ typedef struct {
     alcSim* sim;
     unsigned char* obstacle;  // per body: 1 for obstacles
     int clean;                // every state so far passed the independent check
+    int intersections;        // penalty-ds: the most (edge, triangle) intersections of a state
 } Run;
 
 /// Load scenes/SCENE with parameter overrides (names NULL-terminated, or NULL) and make a sim on
@@ -25,10 +26,15 @@ int openRunPath(Run* r, const char* path, const char* const* names, const double
 /// openRunPath on a given backend (alctBackend).
 int openRunOn(Run* r, const char* path, const char* const* names, const double* values, int contact,
               int backend);
+/// 1 when scenes/SCENE under contact model `contact` on `backend` is refused by alc_makeSim with
+/// ALC_ERR_UNSUPPORTED and a message that contains `want`; else 0, with what happened printed.
+int refusedToMake(const char* scene, int contact, int backend, const char* want);
 /// Free what openRun made.
 void closeRun(Run* r);
 /// The independent check (host/check.c) of the current state; 0 (with the offence printed, and
-/// r->clean cleared) when it is not clean.
+/// r->clean cleared) when it is not clean. Under the penalty-ds model, which is not
+/// penetration-free, only inverted tetrahedra and NaN fail it (intersections are counted in
+/// r->intersections).
 int checkRun(Run* r);
 /// One step, then the independent check of the new state; 0 (with the reason printed) when the
 /// step fails or the state is not clean.

@@ -169,29 +169,11 @@ ALC_TEST(mlcpMode_movingBoundary) {
     return ALC_TEST_PASS;
 }
 
-/// A sim that refuses to be made, and its message.
-static int refused(const char* scene, int backend, const char* want) {
-    char path[1024], err[1024];
-    snprintf(path, sizeof path, "%s/scenes/%s", alct_rootDir(), scene);
-    alcModel* m = NULL;
-    alcLoadDef ld = alc_defaultLoadDef();
-    if (alc_loadScene(path, &ld, &m, err, sizeof err) != ALC_OK) return 0;
-    m->opt.contact = ALC_CONTACT_MLCP_CR;
-    alcSimDef def = alc_defaultSimDef();
-    def.backend = backend;
-    alcSim* sim = NULL;
-    alctStatus st = alc_makeSim(m, &def, &sim);
-    int ok = st == ALC_ERR_UNSUPPORTED && sim && strstr(alc_lastError(sim), want) != NULL;
-    if (!ok) fprintf(stderr, "  %s: %d, '%s'\n", scene, (int)st, sim ? alc_lastError(sim) : "");
-    alc_deleteSim(sim);
-    alc_deleteModel(m);
-    return ok;
-}
-
 /// What the model does not have is refused with the reason: rigid bodies, the CUDA backend.
 ALC_TEST(mlcpMode_refusesWhatItLacks) {
-    ENSURE(refused("rigid_stack.yaml", ALC_BACKEND_REF, "rigid bodies"));
-    ENSURE(refused("box_drop.yaml", ALC_BACKEND_CUDA, "reference backend only"));
+    ENSURE(refusedToMake("rigid_stack.yaml", ALC_CONTACT_MLCP_CR, ALC_BACKEND_REF, "rigid bodies"));
+    ENSURE(refusedToMake("box_drop.yaml", ALC_CONTACT_MLCP_CR, ALC_BACKEND_CUDA,
+                         "reference backend only"));
     return ALC_TEST_PASS;
 }
 

@@ -802,7 +802,7 @@ ALC_TEST(output_stats_csv_json) {
         "step,time,outer,newton,cg_total,cg_max,cg_avg,contacts_max,contacts_avg,"
         "candidates_max,alpha_avg,alpha_min,mu,delta,beta,capped,mu_increases,linesearch_fails,"
         "time_step,time_hessian,time_pcg,time_ccd,time_linesearch,time_other,buffer_grows,"
-        "energy_gain,direct_solves,splits,h_min\n";
+        "energy_gain,direct_solves,splits,h_min,penetration\n";
     ENSURE_MSG(strncmp((char*)text, header, strlen(header)) == 0, "%s", (char*)text);
     const char* row1 = (char*)text + strlen(header);
     const char* row2 = strchr(row1, '\n') + 1;
@@ -828,7 +828,7 @@ ALC_TEST(output_stats_csv_json) {
     ENSURE(strstr((char*)text, "\"cg_avg\":2.5,") && strstr((char*)text, "\"beta\":null"));
     ENSURE(strstr((char*)text,
                   "\"time_other\":3,\"buffer_grows\":0,\"energy_gain\":0,\"direct_solves\":0,"
-                  "\"splits\":3,\"h_min\":0.0025}\n"
+                  "\"splits\":3,\"h_min\":0.0025,\"penetration\":0}\n"
                   "{\"step\":2,") != NULL);
     free(text);
 

@@ -5,7 +5,9 @@
 // cube, a sphere made from it, a box with a notch) a walk that terminates within a few steps,
 // brings Y strictly closer to Z at every move, ends in the Coulomb cone (on its boundary when it
 // slid to a face's interior) and is idempotent; a V valley (stuck on the valley's edge, state 3)
-// and a room's inside corner (stopped at the corner vertex, state 4); the separation test.
+// and a room's inside corner (stopped at the corner vertex, state 4); the separation test, also
+// off an open mesh's boundary.
+#include "ds_meshes.h"
 #include "hd/alcm_penalty_ds.h"
 #include "hd/alcm_penalty_ds_mesh.h"
 #include "test_macros.h"
@@ -16,142 +18,6 @@
 #include <string.h>
 
 // ---- test meshes --------------------------------------------------------------------------
-
-/// A mesh built in the test: arrays it owns and the view the relaxation reads.
-typedef struct TMesh_ {
-    double* v;  // vertex positions (nv x 3)
-    int* t;     // triangles (nt x 3)
-    int *adj, *adr, *ring, *scratch;
-    int nv, nt, capv, capt;
-    alcmDsMesh m;
-} TMesh;
-
-static void tmInit(TMesh* tm, int capv, int capt) {
-    memset(tm, 0, sizeof *tm);
-    tm->capv = capv;
-    tm->capt = capt;
-    tm->v = (double*)malloc(sizeof(double) * 3 * (size_t)capv);
-    tm->t = (int*)malloc(sizeof(int) * 3 * (size_t)capt);
-    tm->adj = (int*)malloc(sizeof(int) * 3 * (size_t)capt);
-    tm->adr = (int*)malloc(sizeof(int) * ((size_t)capv + 1));
-    tm->ring = (int*)malloc(sizeof(int) * 3 * (size_t)capt);
-    tm->scratch = (int*)malloc(sizeof(int) * 3 * (size_t)capt);
-}
-
-static void tmFree(TMesh* tm) {
-    free(tm->v);
-    free(tm->t);
-    free(tm->adj);
-    free(tm->adr);
-    free(tm->ring);
-    free(tm->scratch);
-}
-
-/// Id of the vertex at p, added unless one lies within 1e-9 (so that grids glue at seams).
-static int tmVert(TMesh* tm, alcV3 p) {
-    for (int i = 0; i < tm->nv; i++) {
-        if (alcm_v3_maxabs(alcm_v3_sub(alcm_v3_load(tm->v + 3 * i), p)) < 1e-9) return i;
-    }
-    if (tm->nv >= tm->capv) abort();
-    alcm_v3_store(tm->v + 3 * tm->nv, p);
-    return tm->nv++;
-}
-
-static void tmTri(TMesh* tm, int a, int b, int c) {
-    if (tm->nt >= tm->capt) abort();
-    tm->t[3 * tm->nt] = a;
-    tm->t[3 * tm->nt + 1] = b;
-    tm->t[3 * tm->nt + 2] = c;
-    tm->nt++;
-}
-
-/// A grid of nu x nv cells over the parallelogram o + [0,1] u + [0,1] v, two triangles a cell
-/// with alternating diagonals, facing u x v.
-static void tmGrid(TMesh* tm, alcV3 o, alcV3 u, alcV3 v, int nu, int nv) {
-    for (int i = 0; i < nu; i++) {
-        for (int j = 0; j < nv; j++) {
-            int c[4];
-            for (int q = 0; q < 4; q++) {
-                int di = q == 1 || q == 2, dj = q >= 2;
-                alcV3 p = alcm_v3_mad(o, (double)(i + di) / nu, u);
-                c[q] = tmVert(tm, alcm_v3_mad(p, (double)(j + dj) / nv, v));
-            }
-            if ((i + j) % 2) {
-                tmTri(tm, c[0], c[1], c[2]);
-                tmTri(tm, c[0], c[2], c[3]);
-            } else {
-                tmTri(tm, c[0], c[1], c[3]);
-                tmTri(tm, c[1], c[2], c[3]);
-            }
-        }
-    }
-}
-
-/// Build the adjacency and the view; returns alcm_ds_meshAdjacency's code.
-static int tmBuild(TMesh* tm) {
-    int rc = alcm_ds_meshAdjacency(tm->t, tm->nt, tm->nv, tm->adj, tm->adr, tm->ring, tm->scratch);
-    tm->m.vert = tm->v;
-    tm->m.tri = tm->t;
-    tm->m.triAdj = tm->adj;
-    tm->m.vertTriAdr = tm->adr;
-    tm->m.vertTri = tm->ring;
-    tm->m.nvert = tm->nv;
-    tm->m.ntri = tm->nt;
-    return rc;
-}
-
-static alcV3 axis(int a) {
-    return alcm_v3(a == 0, a == 1, a == 2);
-}
-
-/// The cube [-1, 1]^3, n x n cells a face, facing out.
-static void tmCube(TMesh* tm, int n) {
-    for (int a = 0; a < 3; a++) {
-        alcV3 u = alcm_v3_scale(axis((a + 1) % 3), 2), v = alcm_v3_scale(axis((a + 2) % 3), 2);
-        alcV3 lo = alcm_v3(-1, -1, -1);
-        tmGrid(tm, alcm_v3_mad(lo, 2, axis(a)), u, v, n, n);  // the +a face
-        tmGrid(tm, lo, v, u, n, n);                           // the -a face
-    }
-}
-
-/// Unit voxel (i, j, k) of the notched box: [0,3] x [0,1] x [0,2] less the notch [1,2] x [0,1]
-/// x [1,2] on top.
-static int notchFilled(int i, int j, int k) {
-    if (i < 0 || i > 2 || j != 0 || k < 0 || k > 1) return 0;
-    return !(i == 1 && k == 1);
-}
-
-/// The notched box's surface, each unit face res x res cells, facing out.
-static void tmNotchedBox(TMesh* tm, int res) {
-    for (int i = 0; i < 3; i++) {
-        for (int k = 0; k < 2; k++) {
-            if (!notchFilled(i, 0, k)) continue;
-            alcV3 c = alcm_v3(i, 0, k);
-            for (int a = 0; a < 3; a++) {
-                alcV3 u = axis((a + 1) % 3), v = axis((a + 2) % 3);
-                int di = a == 0, dj = a == 1, dk = a == 2;
-                if (!notchFilled(i + di, dj, k + dk))
-                    tmGrid(tm, alcm_v3_add(c, axis(a)), u, v, res, res);
-                if (!notchFilled(i - di, -dj, k - dk)) tmGrid(tm, c, v, u, res, res);
-            }
-        }
-    }
-}
-
-/// Point of attachment a on the mesh.
-static alcV3 tmPoint(const TMesh* tm, alcmDsAttach a) {
-    alcV3 p = alcm_v3(0, 0, 0);
-    for (int i = 0; i < 3; i++) {
-        p = alcm_v3_mad(p, a.b[i], alcm_v3_load(tm->v + 3 * tm->t[3 * a.tri + i]));
-    }
-    return p;
-}
-
-static alcV3 tmNormal(const TMesh* tm, int t) {
-    alcV3 p[3];
-    alcm_ds_triVerts(&tm->m, t, p);
-    return alcm_ds_triNormal(p);
-}
 
 /// The attachment at p (a point on the mesh, up to 1e-9), or tri -1.
 static alcmDsAttach tmLocate(const TMesh* tm, alcV3 p) {
@@ -622,6 +488,37 @@ ALC_TEST(penaltyDsMesh_staticAndSeparation) {
     alct_note("sphere: %d static pairs kept X bit for bit, %d pairs outside all inactive", nStatic,
               nInactive);
     tmFree(&cube);
+    tmFree(&tm);
+    return ALC_TEST_PASS;
+}
+
+/// Off an open mesh's boundary: a particle whose foot lies beyond the edge of a finite plane
+/// (the walk ends on the boundary edge, or at its corner vertex) is not in contact; one whose foot
+/// is on the plane stays in contact even where its attachment slid to the boundary edge.
+ALC_TEST(penaltyDsMesh_offBoundary) {
+    TMesh tm;
+    tmInit(&tm, 100, 100);
+    tmGrid(&tm, alcm_v3(0, 0, 0), alcm_v3(1, 0, 0), alcm_v3(0, 1, 0), 4, 4);  // faces +z
+    ENSURE(tmBuild(&tm) == ALCM_DS_MESH_OK);
+    alcmDsMeshResult r;
+    alcmDsAttach x = tmLocate(&tm, alcm_v3(0.9, 0.6, 0));
+    ENSURE(x.tri >= 0);
+    // beyond the edge x = 1, below the plane: slides to the edge, then leaves the mesh
+    alcm_ds_meshRelax(&tm.m, x, alcm_v3(1.3, 0.6, -0.05), 0.1, 32, &r, NULL);
+    alct_note("beyond the edge: state %d, active %d", r.state, (int)r.active);
+    ENSURE(r.converged && r.state == ALCM_DS_FSM_EDGE && !r.active);
+    // beyond the corner (1, 1)
+    alcm_ds_meshRelax(&tm.m, x, alcm_v3(1.3, 1.2, -0.05), 0.1, 32, &r, NULL);
+    alct_note("beyond the corner: state %d, active %d", r.state, (int)r.active);
+    ENSURE(r.converged && r.state == ALCM_DS_FSM_VERTEX && !r.active);
+    // foot on the plane near the edge, attachment far behind it: in contact
+    x = tmLocate(&tm, alcm_v3(0.2, 0.5, 0));
+    alcm_ds_meshRelax(&tm.m, x, alcm_v3(0.99, 0.5, -0.01), 0.1, 32, &r, NULL);
+    ENSURE(r.converged && r.active && r.dynamic);
+    // the foot exactly on the edge stays in contact
+    alcm_ds_meshRelax(&tm.m, x, alcm_v3(1.0, 0.5, -0.01), 0.1, 32, &r, NULL);
+    alct_note("foot on the edge: state %d, active %d", r.state, (int)r.active);
+    ENSURE(r.converged && r.active);
     tmFree(&tm);
     return ALC_TEST_PASS;
 }

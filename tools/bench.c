@@ -47,8 +47,8 @@ static void benchUsage(FILE* out) {
             "\n"
             "options:\n"
             "  --steps N            steps to run (default: the scene's run.steps)\n"
-            "  --models a,b,...     contact models to compare (al, ipc, penalty, mlcp-cr); ratios\n"
-            "                       are printed against the first\n"
+            "  --models a,b,...     contact models to compare (al, ipc, penalty, mlcp-cr,\n"
+            "                       penalty-ds); ratios are printed against the first\n"
             "  --repeats R          run R times and keep the fastest (default 1)\n"
             "  --preset P, --set NAME=VALUE, --backend B, --threads N, --ipc-stop S,\n"
             "  --ipc-dhat D, --linear-solver S, --mlcp-precond P\n"
@@ -201,6 +201,12 @@ static int benchScene(const alcCliScene* s, const char* label, int steps, int re
         }
         printRow(stdout, name, m, &res[i].run);
         if (rec) printRow(rec, name, m, &res[i].run);
+        if (res[i].run.penetrationMax > 0) {
+            printf("  %s: deepest penetration %.4g m\n", name, res[i].run.penetrationMax);
+            if (rec)
+                fprintf(rec, "#   %s: deepest penetration %.4g m\n", name,
+                        res[i].run.penetrationMax);
+        }
     }
     // ratios against the first model: Newton, CG per solve, time per step, phases
     for (int i = 1; i < nmodel && res[0].ok; i++) {
@@ -256,10 +262,10 @@ int alc_cmdBench(int argc, char** argv) {
             for (char* tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
                 int c = alc_cliContact(tok);
                 if (c < 0 || c == ALC_CONTACT_NONE || nmodel >= ALC_NCONTACTMODEL) {
-                    fprintf(
-                        stderr,
-                        "alcove bench: unknown contact model '%s' (al, ipc, penalty, mlcp-cr)\n",
-                        tok);
+                    fprintf(stderr,
+                            "alcove bench: unknown contact model '%s' (al, ipc, penalty, mlcp-cr, "
+                            "penalty-ds)\n",
+                            tok);
                     return ALC_EXIT_USAGE;
                 }
                 models[nmodel++] = c;

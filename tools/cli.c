@@ -32,11 +32,12 @@ int alc_cliContact(const char* name) {
     if (!strcmp(name, "penalty")) return ALC_CONTACT_PENALTY;
     if (!strcmp(name, "none")) return ALC_CONTACT_NONE;
     if (!strcmp(name, "mlcp-cr")) return ALC_CONTACT_MLCP_CR;
+    if (!strcmp(name, "penalty-ds")) return ALC_CONTACT_PENALTY_DS;
     return -1;
 }
 
 const char* alc_cliContactName(int c) {
-    static const char* names[] = {"al", "ipc", "penalty", "none", "mlcp-cr"};
+    static const char* names[] = {"al", "ipc", "penalty", "none", "mlcp-cr", "penalty-ds"};
     return c >= 0 && c < ALC_NCONTACTMODEL ? names[c] : "?";
 }
 
@@ -118,7 +119,7 @@ int alc_cliSceneOption(alcCliScene* s, int argc, char** argv, int* i) {
         s->contact = alc_cliContact(v);
         if (s->contact < 0) {
             fprintf(stderr,
-                    "alcove: unknown contact model '%s' (al, ipc, penalty, mlcp-cr or none)\n", v);
+                    "alcove: unknown contact model '%s' (al, ipc, penalty, mlcp-cr, penalty-ds or none)\n", v);
             return -1;
         }
         return 1;

@@ -31,7 +31,11 @@
 //   relaxed again stays put, bit for bit); state 4 is left only for such a move, and into a
 //   triangle only when the pull's direction lies inside the triangle's corner by more than
 //   round-off (along an edge otherwise).
-// - A boundary edge of an open mesh is a wall: the attachment slides along it (state 3).
+// - A boundary edge of an open mesh is a wall: the attachment slides along it (state 3). But
+//   once Z itself has left the mesh's extent (the walk ends on a boundary edge, or at a vertex
+//   of one, and Z's foot on the face's plane lies outside every face there), the pair is
+//   inactive: otherwise a body sliding off the end of a finite wall hung from its edge by the
+//   springs (seen on the wedge with mu 0.1, tests/test_validation.c).
 // - The choice among several ways out of a vertex: the one whose relaxed point is closest to Z.
 //   An edge is a way out only if neither face beside it pulls Y off the edge into the face. At a
 //   face's acute corner the spring can pull Y out of the corner across one edge and still along
@@ -75,6 +79,9 @@
 #define ALCM_DS_VERTEX_SNAP (1.0 - 128.0 * ALCM_DS_EPS)
 /// A relaxation moves Y only by more than this many eps times the problem's size (|Y|, |Z - Y|).
 #define ALCM_DS_ROUNDOFF_ULPS 256.0
+/// How far outside a triangle (in barycentric weight) a foot may lie and still count as on it,
+/// for the boundary rule of the separation test.
+#define ALCM_DS_FOOT_TOL 1e-12
 /// Steps that alcmDsMeshTrace records.
 #define ALCM_DS_TRACE_LEN 32
 
@@ -494,6 +501,34 @@ ALC_HD bool alcm_ds_vertexStep(const alcmDsMesh* m, alcmDsWalk* w, alcV3 z, doub
 
 // ---- normals and the separation test ------------------------------------------------------
 
+/// Internal: the foot of z on triangle t's plane lies in the triangle (its weights above
+/// -ALCM_DS_FOOT_TOL).
+ALC_HD bool alcm_ds_footInside(const alcmDsMesh* m, int t, alcV3 z) {
+    alcV3 q[3];
+    alcm_ds_triVerts(m, t, q);
+    double b[3];
+    alcm_ds_baryOf(q, z, b);  // the weights of the projection (alcm_ds_baryOf projects)
+    return b[0] >= -ALCM_DS_FOOT_TOL && b[1] >= -ALCM_DS_FOOT_TOL && b[2] >= -ALCM_DS_FOOT_TOL;
+}
+
+/// Internal: Z has left an open mesh across its boundary: the walk ended on a boundary edge
+/// (or at a vertex of one) and Z's foot lies outside the face(s) there.
+ALC_HD bool alcm_ds_offBoundary(const alcmDsMesh* m, const alcmDsWalk* w, alcV3 z) {
+    if (w->state == ALCM_DS_FSM_EDGE) {
+        return m->triAdj[3 * w->tri + w->loc] < 0 && !alcm_ds_footInside(m, w->tri, z);
+    }
+    if (w->state != ALCM_DS_FSM_VERTEX) return false;
+    int v = m->tri[3 * w->tri + w->loc];
+    bool boundary = false;
+    for (int k = m->vertTriAdr[v]; k < m->vertTriAdr[v + 1]; k++) {
+        int t = m->vertTri[k], i = alcm_ds_localVert(m, t, v);
+        if (i < 0) continue;
+        if (alcm_ds_footInside(m, t, z)) return false;
+        boundary = boundary || m->triAdj[3 * t + i] < 0 || m->triAdj[3 * t + (i + 2) % 3] < 0;
+    }
+    return boundary;
+}
+
 /// Internal: fill the result's normals and separation test from the walk's end.
 ALC_HD void alcm_ds_finish(const alcmDsMesh* m, const alcmDsWalk* w, alcV3 z, double mu,
                            alcmDsMeshResult* out) {
@@ -539,7 +574,7 @@ ALC_HD void alcm_ds_finish(const alcmDsMesh* m, const alcmDsWalk* w, alcV3 z, do
         out->nsep = alcm_v3_normalize(sum);
         if (!found) out->n = alcm_v3_norm(yz) > 0 ? alcm_v3_normalize(yz) : out->nsep;
     }
-    out->active = alcm_v3_dot(yz, out->nsep) > 0;
+    out->active = alcm_v3_dot(yz, out->nsep) > 0 && !alcm_ds_offBoundary(m, w, z);
 }
 
 // ---- the relaxation -----------------------------------------------------------------------

@@ -56,6 +56,7 @@ static void opDestroy(void* be) {
     alcr_ccd_free(B);
     alcr_friction_free(B);
     alcr_mlcp_free(B);
+    alcr_ds_free(B);
     alcr_momentum_free(B);
     alcr_ipc_free(B);
     alcr_ipcBoundary_free(B);
@@ -78,6 +79,7 @@ static void opDestroy(void* be) {
 
 static void opResetContacts(void* be) {
     alcr_contact_reset((alcrBackend*)be);
+    alcr_ds_free((alcrBackend*)be);  // the penalty-ds pairs (made again by the next step)
 }
 
 static alctStatus opBeginStep(void* be, const alciStepInput* in) {
@@ -406,12 +408,13 @@ static alctStatus opContacts(void* be, alcContact* out, int cap, int* n, double*
 
 static int opNactive(void* be) {
     const alcrBackend* B = (const alcrBackend*)be;
+    if (B->m->opt.contact == ALC_CONTACT_PENALTY_DS) return alcr_ds_nactive(B);
     return B->m->opt.contact == ALC_CONTACT_IPC ? B->nipc : B->npair;
 }
 
 static size_t opMemory(void* be) {
     alcrBackend* B = (alcrBackend*)be;
-    return B->bytes + alcr_bsr_bytes(&B->A) + alcr_direct_bytes(B->direct);
+    return B->bytes + alcr_bsr_bytes(&B->A) + alcr_direct_bytes(B->direct) + alcr_ds_bytes(B);
 }
 
 static alctStatus opGetCarry(void* be, alcmPair* pairs, int cap, int* npair, double* lastMu,
@@ -537,6 +540,22 @@ static alctStatus opSetMlcpCarry(void* be, const alciMlcpFric* in, int n) {
     return alcr_mlcp_setCarry((alcrBackend*)be, in, n);
 }
 
+static alctStatus opDsStep(void* be, const alciDsParams* p, alciDsOut* out) {
+    alcrBackend* B = (alcrBackend*)be;
+    ThreadScope ts = enterThreads(B);
+    alctStatus st = alcr_ds_step(B, p, out);
+    leaveThreads(ts);
+    return st;
+}
+
+static alctStatus opGetDsCarry(void* be, alciDsPair* out, int cap, int* n) {
+    return alcr_ds_getCarry((alcrBackend*)be, out, cap, n);
+}
+
+static alctStatus opSetDsCarry(void* be, const alciDsPair* in, int n) {
+    return alcr_ds_setCarry((alcrBackend*)be, in, n);
+}
+
 static const alciBackendOps kRefOps = {"ref",
                                        opDestroy,
                                        opResetContacts,
@@ -573,7 +592,10 @@ static const alciBackendOps kRefOps = {"ref",
                                        opIpcFrictionLag,
                                        opMlcpStep,
                                        opGetMlcpCarry,
-                                       opSetMlcpCarry};
+                                       opSetMlcpCarry,
+                                       opDsStep,
+                                       opGetDsCarry,
+                                       opSetDsCarry};
 
 alctStatus alcr_backend_make(alcSim* sim, alciBackend* out) {
     const alcModel* m = sim->m;
@@ -621,6 +643,13 @@ alctStatus alcr_backend_make(alcSim* sim, alciBackend* out) {
                              m->opt.linearSolver == ALC_LINSOLVE_DIRECT ? "direct" : "auto");
         }
         st = alcr_direct_make(&B->direct, B->nn);
+    }
+    if (st == ALC_OK && m->opt.contact == ALC_CONTACT_PENALTY_DS &&
+        m->opt.dsPrecond == ALC_DS_PRECOND_CHOLESKY && !alcr_direct_available()) {
+        opDestroy(B);
+        return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
+                         "penalty_ds precond 'cholesky' needs CHOLMOD, and this build has none "
+                         "(install libsuitesparse-dev and rebuild, or use 'jacobi')");
     }
     if (st != ALC_OK) {
         opDestroy(B);

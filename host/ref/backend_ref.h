@@ -106,6 +106,10 @@ typedef struct alcrBackend_ {
     alciContactParams cp;
     alcrPair* pairs;  // active set, sorted by key (pairCap)
     alcrPair* pairsTmp;
+    struct alcrDs_* ds;                // penalty-ds: the carried pairs and the step's scratch
+                                       // (penalty_ds_step_ref.c)
+    int hessianExact;                  // 1: alcr_elastic_assemble leaves the element Hessians
+                                       // unprojected (penalty-ds: the exact Jacobian of g)
     struct alcrMlcpCarry_* mlcpCarry;  // mlcp-cr: the friction states of the last solve, by
                                        // pair key, carried across steps (mlcp_step_ref.c)
     int npair, pairCap;
@@ -296,6 +300,10 @@ void alcr_elastic_free(alcrBackend* B);
 /// E at XHAT + r P (inertia + elasticity + friction), trial positions left in B->trial.
 double alcr_elastic_energy(alcrBackend* B, double r);
 alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out);
+/// G alone (inertia and elasticity, kinematic rows zero) at XHAT, as alcr_elastic_assemble
+/// computes it, without the Hessian; no rigid bodies, no friction (the penalty-ds model's
+/// line-search trials).
+void alcr_elastic_gradient(alcrBackend* B);
 /// Largest alpha in [0, 1] keeping every protected tetrahedron above its volume target along
 /// the whole segment from -> to (alcm_tet_maxStepTo per tetrahedron).
 double alcr_elastic_maxStep(alcrBackend* B, const double* from, const double* to, double fraction,
@@ -343,6 +351,25 @@ alctStatus alcr_mlcp_setCarry(alcrBackend* B, const alciMlcpFric* in, int n);
 /// multiplier against its direction, divided by h^2; each stencil vertex takes its
 /// closest-point weight of it.
 void alcr_mlcp_reportFriction(const alcrBackend* B, alcContact* out, int n, double* bodyForce);
+
+// penalty_ds_step_ref.c: the penalty-ds model's step after beginStep (alciBackendOps.dsStep)
+alctStatus alcr_ds_step(alcrBackend* B, const alciDsParams* p, alciDsOut* out);
+/// Free what the penalty-ds steps keep in B. NULL-safe on B->ds.
+void alcr_ds_free(alcrBackend* B);
+/// The pairs carried across steps, in ascending key order (alciBackendOps.getDsCarry).
+alctStatus alcr_ds_getCarry(const alcrBackend* B, alciDsPair* out, int cap, int* n);
+/// Replace them (alciBackendOps.setDsCarry).
+alctStatus alcr_ds_setCarry(alcrBackend* B, const alciDsPair* in, int n);
+/// Bytes the penalty-ds state holds now (0 where no penalty-ds step has run).
+size_t alcr_ds_bytes(const alcrBackend* B);
+/// Pairs below the surface at the last step's end (0 where no penalty-ds step has run).
+int alcr_ds_nactive(const alcrBackend* B);
+/// The penalty-ds contacts at the step's end, appended to the report at out + *n (while *n <
+/// cap; *n counts them): point-triangle entries with the spring's force split along the cone's
+/// normal n(Y) (normalForce) and across it (frictionForce), distance = -(Y - Z).n (negative: the
+/// depth), points Z and Y, weights of Y on its triangle; and every active spring's force added
+/// to bodyForce (nullable; nbody x 3, N).
+void alcr_ds_report(const alcrBackend* B, alcContact* out, int cap, int* n, double* bodyForce);
 
 // ccd_ref.c
 alctStatus alcr_ccd_make(alcrBackend* B);

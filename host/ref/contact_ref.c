@@ -409,5 +409,6 @@ alctStatus alcr_contact_report(alcrBackend* B, alcContact* out, int cap, int* n,
     }
     alci_contactReport(&in, pairs, npair, B->fric, B->nfric, out, cap, n, bodyForce);
     if (B->m->opt.contact == ALC_CONTACT_MLCP_CR) alcr_mlcp_reportFriction(B, out, *n, bodyForce);
+    if (B->m->opt.contact == ALC_CONTACT_PENALTY_DS) alcr_ds_report(B, out, cap, n, bodyForce);
     return ALC_OK;
 }

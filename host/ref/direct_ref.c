@@ -18,18 +18,19 @@
 #include <suitesparse/cholmod.h>
 
 struct alcrDirect_ {
-    int n;               // block rows
-    cholmod_common cc;   // CHOLMOD's settings and workspace
-    cholmod_sparse* S;   // upper triangle of A, scalar CSC
-    cholmod_factor* L;   // its factor (symbolic analysis kept while the pattern stays)
-    cholmod_dense* B;    // right-hand side
-    cholmod_dense* X;    // solution (reused by cholmod_l_solve2)
-    cholmod_dense* Y;    // solve workspaces
+    int n;              // block rows
+    cholmod_common cc;  // CHOLMOD's settings and workspace
+    cholmod_sparse* S;  // upper triangle of A, scalar CSC
+    cholmod_factor* L;  // its factor (symbolic analysis kept while the pattern stays)
+    cholmod_dense* B;   // right-hand side
+    cholmod_dense* X;   // solution (reused by cholmod_l_solve2)
+    cholmod_dense* Y;   // solve workspaces
     cholmod_dense* E;
-    int* prevRowptr;     // the BSR pattern the analysis was made for (n + 1)
-    int* prevCol;        // (prevCap)
+    int* prevRowptr;  // the BSR pattern the analysis was made for (n + 1)
+    int* prevCol;     // (prevCap)
     int prevCap;
     int analyzed;
+    int factored;  // L holds the numeric factor of the last alcr_direct_factor
 };
 
 int alcr_direct_available(void) {
@@ -85,8 +86,10 @@ static size_t upperCount(const alcrBsr* A) {
     size_t nz = 0;
     for (int J = 0; J < A->n; J++) {
         for (int k = A->rowptr[J]; k < A->rowptr[J + 1]; k++) {
-            if (A->col[k] < J) nz += 9;
-            else if (A->col[k] == J) nz += 6;
+            if (A->col[k] < J)
+                nz += 9;
+            else if (A->col[k] == J)
+                nz += 6;
         }
     }
     return nz;
@@ -152,9 +155,9 @@ static void fillValues(alcrDirect* D, const alcrBsr* A) {
     }
 }
 
-alctStatus alcr_direct_solve(alcrDirect* D, const alcrBsr* A, const double* b, double* x,
-                             long* info) {
+alctStatus alcr_direct_factor(alcrDirect* D, const alcrBsr* A, long* info) {
     *info = 0;
+    D->factored = 0;
     if (!samePattern(D, A)) {
         D->analyzed = 0;
         cholmod_l_free_factor(&D->L, &D->cc);
@@ -183,13 +186,26 @@ alctStatus alcr_direct_solve(alcrDirect* D, const alcrBsr* A, const double* b, d
             }
         }
     }
-    size_t N = (size_t)3 * (size_t)A->n;
+    D->factored = 1;
+    return ALC_OK;
+}
+
+alctStatus alcr_direct_solveFactored(alcrDirect* D, const double* b, double* x) {
+    if (!D->factored) return ALC_ERR_INVALID_ARG;
+    size_t N = D->L->n;
     memcpy(D->B->x, b, sizeof(double) * N);
     if (!cholmod_l_solve2(CHOLMOD_A, D->L, D->B, NULL, &D->X, NULL, &D->Y, &D->E, &D->cc)) {
         return ALC_ERR_NOMEM;
     }
     memcpy(x, D->X->x, sizeof(double) * N);
     return ALC_OK;
+}
+
+alctStatus alcr_direct_solve(alcrDirect* D, const alcrBsr* A, const double* b, double* x,
+                             long* info) {
+    alctStatus st = alcr_direct_factor(D, A, info);
+    if (st != ALC_OK || *info != 0) return st;
+    return alcr_direct_solveFactored(D, b, x);
 }
 
 #else  // no CHOLMOD in this build
@@ -215,6 +231,20 @@ void alcr_direct_free(alcrDirect* D) {
 size_t alcr_direct_bytes(const alcrDirect* D) {
     (void)D;
     return 0;
+}
+
+alctStatus alcr_direct_factor(alcrDirect* D, const alcrBsr* A, long* info) {
+    (void)D;
+    (void)A;
+    *info = 0;
+    return ALC_ERR_UNSUPPORTED;
+}
+
+alctStatus alcr_direct_solveFactored(alcrDirect* D, const double* b, double* x) {
+    (void)D;
+    (void)b;
+    (void)x;
+    return ALC_ERR_UNSUPPORTED;
 }
 
 alctStatus alcr_direct_solve(alcrDirect* D, const alcrBsr* A, const double* b, double* x,

@@ -26,6 +26,19 @@ void alcr_direct_free(alcrDirect* D);
 /// Bytes held (the scalar matrix copy and the last factor).
 size_t alcr_direct_bytes(const alcrDirect* D);
 
+/// Factor A (symmetric positive definite, full BSR storage of which the lower triangle is read)
+/// for alcr_direct_solveFactored, which may then solve with it any number of times.
+/// @param[out] info  0 on success; else the 1-based scalar column at which A was found not
+///                   positive definite (no factor is then kept)
+/// @return ALC_OK (also when *info != 0); ALC_ERR_NOMEM; ALC_ERR_UNSUPPORTED without CHOLMOD.
+alctStatus alcr_direct_factor(alcrDirect* D, const alcrBsr* A, long* info);
+
+/// x = A^-1 b with the factor of the last successful alcr_direct_factor (b, x: 3 n doubles;
+/// they may not alias).
+/// @return ALC_OK; ALC_ERR_INVALID_ARG when no factor is kept; ALC_ERR_NOMEM;
+///         ALC_ERR_UNSUPPORTED without CHOLMOD.
+alctStatus alcr_direct_solveFactored(alcrDirect* D, const double* b, double* x);
+
 /// Solve A x = b (A symmetric positive definite, full BSR storage of which the lower triangle
 /// is read) by a Cholesky factorization of A.
 /// @param[out] info  0 on success; the 1-based scalar column at which A was found not positive

@@ -124,6 +124,39 @@ double alcr_elastic_energy(alcrBackend* B, double r) {
     return E;
 }
 
+/// Row i's gradient of E (inertia and h^2 elasticity) from the element gradients in elemG.
+static void rowGradient(const alcrBackend* B, int i, double h2, double* gi) {
+    const alcModel* m = B->m;
+    double mass = m->vert_mass[i];
+    for (int k = 0; k < 3; k++) gi[k] = mass * (B->xhat[3 * i + k] - B->xtilde[3 * i + k]);
+    for (int q = B->vtAdr[i]; q < B->vtAdr[i + 1]; q++) {
+        const double* ge = B->elemG + 12 * (B->vtList[q] >> 2) + 3 * (B->vtList[q] & 3);
+        for (int k = 0; k < 3; k++) gi[k] += h2 * ge[k];
+    }
+}
+
+void alcr_elastic_gradient(alcrBackend* B) {
+    const alcModel* m = B->m;
+    int n = B->n, nt = m->ntet;
+    double h2 = B->h * B->h;
+#pragma omp parallel for schedule(static) if (nt > ALCR_PAR_MIN)
+    for (int t = 0; t < nt; t++) {
+        alcV3 x[4];
+        loadTet(m, B->xhat, t, x);
+        alcm_tet_gradient(B->tetModel[t], B->tetMu[t], B->tetLam[t], m->tet_vol[t],
+                          alcm_m3_load(m->tet_Dminv + 9 * t), x, B->elemG + 12 * t);
+    }
+#pragma omp parallel for schedule(static) if (n > ALCR_PAR_MIN)
+    for (int i = 0; i < n; i++) {
+        double* gi = B->g + 3 * i;
+        if (B->kin[i]) {
+            gi[0] = gi[1] = gi[2] = 0;
+        } else {
+            rowGradient(B, i, h2, gi);
+        }
+    }
+}
+
 alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out) {
     const alcModel* m = B->m;
     int n = B->n, nt = m->ntet;
@@ -144,7 +177,7 @@ alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out) {
                           B->elemG + 12 * t);
         if (!reuse)
             alcm_tet_hessian(B->tetModel[t], B->tetMu[t], B->tetLam[t], m->tet_vol[t], Dminv, x,
-                             B->elemH + 144 * t, true);
+                             B->elemH + 144 * t, !B->hessianExact);
     }
     // gather rows: each row owns its blocks, so rows run in parallel without conflicts
     alcrBsr* A = &B->A;
@@ -162,16 +195,10 @@ alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out) {
             gi[0] = gi[1] = gi[2] = 0;
             continue;
         }
-        for (int k = 0; k < 3; k++) {
-            gi[k] = mass * (B->xhat[3 * i + k] - B->xtilde[3 * i + k]);
-            dg[4 * k] = mass;
-        }
+        rowGradient(B, i, h2, gi);
+        for (int k = 0; k < 3; k++) dg[4 * k] = mass;
         for (int q = B->vtAdr[i]; q < B->vtAdr[i + 1]; q++) {
             int t = B->vtList[q] >> 2, a = B->vtList[q] & 3;
-            const double* ge = B->elemG + 12 * t + 3 * a;
-            gi[0] += h2 * ge[0];
-            gi[1] += h2 * ge[1];
-            gi[2] += h2 * ge[2];
             const double* He = B->elemH + 144 * t;
             for (int b = 0; b < 4; b++) {
                 int j = m->tet_vert[4 * t + b];

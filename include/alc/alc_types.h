@@ -78,8 +78,22 @@ typedef enum alctContactModel_ {
     /// conjugate residual with constraint re-linearization and CCD, their static and kinetic
     /// friction (soft bodies, reference backend; docs/contact-models.md)
     ALC_CONTACT_MLCP_CR,
+    /// Ding and Schroeder's penalty contact with attachment points relaxed into the Coulomb
+    /// cone, solved by a merit-function Newton method with GMRES; not penetration-free (soft
+    /// bodies, reference backend; docs/contact-models.md)
+    ALC_CONTACT_PENALTY_DS,
     ALC_NCONTACTMODEL
 } alctContactModel;
+
+/// Right preconditioner of the penalty-ds model's GMRES.
+typedef enum alctDsPrecond_ {
+    ALC_DS_PRECOND_AUTO = 0,  ///< cholesky where the build has CHOLMOD, else jacobi
+    ALC_DS_PRECOND_JACOBI,    ///< the inverse of H's 3x3 diagonal blocks
+    /// a Cholesky factor (CHOLMOD) of H's symmetric elastic part with the contacts' diagonal
+    /// blocks symmetrized, made at every Newton iteration; jacobi for an iteration where that
+    /// matrix is not positive definite
+    ALC_DS_PRECOND_CHOLESKY
+} alctDsPrecond;
 
 /// Preconditioner of the mlcp-cr model's conjugate residual solver (Verschoor and Jalba Eq. 22).
 typedef enum alctMlcpPrecond_ {
@@ -240,6 +254,18 @@ typedef struct alcOption_ {
     double mlcpThetaRate;      ///< mlcp-cr model, with friction: the fraction of the difference
                                ///< it turns by per evaluation, in (0, 1] (V&J's alpha_theta);
                                ///< default 0.01
+    double dsK;                ///< penalty-ds model: the spring stiffness k (N/m); 0 = auto:
+                               ///< the heaviest body's weight over 4 delta (resting on four
+                               ///< vertices, it sinks about delta); default 0
+    double dsTol;              ///< penalty-ds model: D&S's tau (N s): a step ends when |g| or
+                               ///< |H^T g| / max diag H (both momenta) is below it; 0 = auto:
+                               ///< 1e-6 x the total free mass x max(|gravity|, 1 m/s^2) x h;
+                               ///< default 0
+    int dsGmresMax;            ///< penalty-ds model: GMRES iterations per Newton direction
+                               ///< (restarted every 20; D&S: 20); default 20
+    int dsMaxNewton;           ///< penalty-ds model: Newton iterations per step at most;
+                               ///< default 100
+    int dsPrecond;             ///< penalty-ds model: alctDsPrecond; default ALC_DS_PRECOND_AUTO
 } alcOption;
 
 /// Output format of frames.
@@ -392,6 +418,8 @@ typedef struct alcStepStat_ {
     int directSolves;         ///< Newton systems solved by Cholesky (linear solver direct/auto)
     int splits;               ///< stalled attempts split into halves (alcOption.splitDepth)
     double hMin;              ///< shortest part of h the step was solved in (s; h when unsplit)
+    double penetration;       ///< penalty-ds model: the deepest contact at the step's end (m),
+                              ///< (Y - Z).n over its active pairs; 0 under the other models
     double time[ALC_NTIMER];  ///< seconds per phase (alctTimer)
 } alcStepStat;
 
@@ -415,6 +443,7 @@ typedef struct alcRunStat_ {
     long stepsSplit;          ///< steps solved in parts
     double timeMax;           ///< slowest step (s)
     double time[ALC_NTIMER];  ///< seconds per phase
+    double penetrationMax;    ///< penalty-ds model: the deepest contact at a step's end (m)
 } alcRunStat;
 
 /// Plain, public simulation data: state, inputs and outputs. One per simulation thread.
