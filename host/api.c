@@ -84,6 +84,7 @@ static void chooseThreads(alcSim* sim) {
     if (n > 1) n = alci_idleCores(n, 0.03);
     sim->threads = n;
 }
+
 /// The penalty-ds model walks its attachments over the surface: it must be a consistently
 /// oriented manifold (hd/alcm_penalty_ds_mesh.h).
 static alctStatus checkDsSurface(alcSim* sim, const alcModel* m) {

@@ -4,6 +4,8 @@
 // vertices (kinematic ones are the boundary) and the rigid bodies, elastic over every
 // tetrahedron. Contact potentials
 // (AL offset, IPC barrier) are not part of E: energy they release is what is being checked.
+// The penalty-ds model's springs are the exception: their normal part, 1/2 k d^2 at depth d, is
+// the model's contact stiffness, counted in the elastic part.
 //
 // Implicit Euler dissipates: with a convex elastic energy E_el, the step's optimality condition
 // M (v' - v) = h (M g - grad E_el(x') + f_c) gives
@@ -184,6 +186,15 @@ void alci_energy_end(alcSim* sim, alcData* d) {
     const double* fb = FB(sim, n);
 
     Mech e1 = mechanical(m, kin, d);
+    if (o->contact == ALC_CONTACT_PENALTY_DS) {
+        // the penalty springs' normal part is a potential, 1/2 k d^2 = 1/2 f_n d with d the depth
+        // (the reported distance is -d): counted as elastic energy, so that a spring giving back
+        // what it stored is no gain
+        for (int c = 0; c < sim->ncontact; c++) {
+            const alcContact* p = &sim->contacts[c];
+            if (p->distance < 0) e1.elastic += 0.5 * fabs(p->normalForce) * -p->distance;
+        }
+    }
     double E0 = sim->energyBefore, E1 = total(&e1);
     double kin0 = sim->energyPartsBefore[0];
     kinematicForce(m, kin, d->x, GS(sim, n), fl);
