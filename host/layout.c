@@ -61,6 +61,7 @@ static const Field kFields[] = {
     F(alcStepStat, contactsMax),
     F(alcStepStat, capped),
     F(alcStepStat, energyGain),
+    F(alcStepStat, penetration),
     {"alcRunStat", "", 0, sizeof(alcRunStat)},
     F(alcRunStat, steps),
     F(alcRunStat, newton),

@@ -274,12 +274,14 @@ class Sim:
 
     def stats(self):
         """The last step's statistics: outer and Newton iterations, CG iterations, most active
-        contact pairs, whether it hit the iteration cap, energy gained beyond its allowance."""
+        contact pairs, whether it hit the iteration cap, energy gained beyond its allowance, and
+        the deepest penetration at its end (m; the penalty-ds model only, 0 under the others)."""
         base = _field(self._d, "alcData", "stat")
         g = lambda f, t=ctypes.c_int: t.from_address(base + _layout["alcStepStat"][f][0]).value
         return {"outer": g("outer"), "newton": g("newton"), "cg": g("cgTotal"),
                 "contacts": g("contactsMax"), "capped": g("capped"),
-                "energy_gain": g("energyGain", ctypes.c_double)}
+                "energy_gain": g("energyGain", ctypes.c_double),
+                "penetration": g("penetration", ctypes.c_double)}
 
     def step(self, n=1):
         """Advance n time steps (alc_step)."""

@@ -22,7 +22,7 @@ _FIELDS = {
                 "driver_external": 8, "driver_released": 8,
                 "body_force": 8, "stat": None, "run": None},
     "alcStepStat": {"": None, "outer": 4, "newton": 4, "cgTotal": 4, "contactsMax": 4,
-                    "capped": 4, "energyGain": 8},
+                    "capped": 4, "energyGain": 8, "penetration": 8},
     "alcRunStat": {"": None, "steps": 8, "newton": 8, "cgTotal": 8, "capped": 8},
     "alcContact": {"": None, "type": 4, "vert": 16, "body": 8, "distance": 8, "normal": 24,
                    "normalForce": 8, "frictionForce": 24, "lambda": 8, "gamma": 8,

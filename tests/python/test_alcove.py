@@ -32,6 +32,7 @@ class Package(unittest.TestCase):
         st = s.stats()
         self.assertGreater(st["newton"], 0)
         self.assertEqual(st["capped"], 0)
+        self.assertEqual(st["penetration"], 0.0)  # the AL model: penetration-free
         # the views are the library's memory: a velocity written here is what the next step
         # starts from (the cube thrown up the slope's normal moves further than without it)
         cube = m.body_vertices(m.body("cube"))
