@@ -126,6 +126,18 @@ ALC_TEST(validation_momentumConserved) {
 
 // ---- sliding threshold (Fig. 9) ------------------------------------------------------------
 
+/// The acceleration c2 of the least-squares fit s(t) = c0 + c1 t + c2 t^2 / 2, from its normal
+/// equations N c = rhs (Cramer's rule).
+static double fittedAcceleration(double N[3][3], const double rhs[3]) {
+    double det = N[0][0] * (N[1][1] * N[2][2] - N[1][2] * N[2][1]) -
+                 N[0][1] * (N[1][0] * N[2][2] - N[1][2] * N[2][0]) +
+                 N[0][2] * (N[1][0] * N[2][1] - N[1][1] * N[2][0]);
+    double det2 = N[0][0] * (N[1][1] * rhs[2] - rhs[1] * N[2][1]) -
+                  N[0][1] * (N[1][0] * rhs[2] - rhs[1] * N[2][0]) +
+                  rhs[0] * (N[1][0] * N[2][1] - N[1][1] * N[2][0]);
+    return det2 / det;
+}
+
 /// The cube of `scene` (scenes/slope.yaml, or rigid_slope.yaml) with friction mu under contact
 /// model `contact` (-1: the scene's; IPC runs with dhat = 1 mm and eps_d = 1e-6 m/s, as the scene's
 /// 20 m slope makes the l-relative defaults meaningless for a 10 cm cube, and the lagged normal
@@ -164,14 +176,7 @@ static int slopeRun(const char* scene, double mu, int contact, double* acc, doub
         }
     }
     closeRun(&r);
-    // Cramer's rule for the acceleration c2
-    double det = N[0][0] * (N[1][1] * N[2][2] - N[1][2] * N[2][1]) -
-                 N[0][1] * (N[1][0] * N[2][2] - N[1][2] * N[2][0]) +
-                 N[0][2] * (N[1][0] * N[2][1] - N[1][1] * N[2][0]);
-    double det2 = N[0][0] * (N[1][1] * rhs[2] - rhs[1] * N[2][1]) -
-                  N[0][1] * (N[1][0] * rhs[2] - rhs[1] * N[2][0]) +
-                  rhs[0] * (N[1][0] * N[2][1] - N[1][1] * N[2][0]);
-    *acc = det2 / det;
+    *acc = fittedAcceleration(N, rhs);
     *moved = fabs(s13 - s03);
     return ok;
 }
@@ -432,9 +437,10 @@ ALC_TEST(validation_pyramidPenaltyDs) {
     double sink = 0, spread = 0;
     int warnings = 0;
     ENSURE(pyramidRun(ALC_CONTACT_PENALTY_DS, &sink, &spread, &warnings));
-    alct_note("from 1 s to 3 s the ball sank %.3e m and the cubes spread %.3e m; %d energy-gain "
-              "warnings",
-              sink, spread, warnings);
+    alct_note(
+        "from 1 s to 3 s the ball sank %.3e m and the cubes spread %.3e m; %d energy-gain "
+        "warnings",
+        sink, spread, warnings);
     ENSURE(fabs(sink) < 1e-7 && fabs(spread) < 1e-7);
     // the springs' normal energy is counted (energy_check.c): the landing gains nothing
     ENSURE(warnings == 0);
@@ -469,13 +475,7 @@ static int rollingRun(double mu, int contact, double* acc, double* roll) {
             for (int b = 0; b < 3; b++) N[a][b] += phi[a] * phi[b];
         }
     }
-    double det = N[0][0] * (N[1][1] * N[2][2] - N[1][2] * N[2][1]) -
-                 N[0][1] * (N[1][0] * N[2][2] - N[1][2] * N[2][0]) +
-                 N[0][2] * (N[1][0] * N[2][1] - N[1][1] * N[2][0]);
-    double det2 = N[0][0] * (N[1][1] * rhs[2] - rhs[1] * N[2][1]) -
-                  N[0][1] * (N[1][0] * rhs[2] - rhs[1] * N[2][0]) +
-                  rhs[0] * (N[1][0] * N[2][1] - N[1][1] * N[2][0]);
-    *acc = det2 / det;
+    *acc = fittedAcceleration(N, rhs);
     // spin about z from the angular momentum about the centre: L_z / I_zz
     const alcModel* m = r.m;
     double c[3], mass = 0, vc[3] = {0, 0, 0}, Lz = 0, Izz = 0;
