@@ -513,8 +513,9 @@ alctStatus opMergeActive(void* be, int* nactive, int* grown) {
 }
 
 alctStatus opInversionBound(void* be, double fraction, int allTets, int endPoint, double amax,
-                            double* alpha) {
+                            double* alpha, int* guards) {
     Backend* B = (Backend*)be;
+    *guards = 0;  // tetrahedron guards are refused on this backend (alc_makeSim)
     ALCG_RANGE("ccd");
     if (!endPoint) return fail(B, tetBound(B, B->d_x, B->d_xhat, fraction, allTets, alpha));
     size_t tb = B->boundBytes;

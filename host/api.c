@@ -143,6 +143,23 @@ alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
             if (st != ALC_OK) return st;
         }
     }
+    if (m->opt.tetGuards > 0) {
+        // the guards live in the reference backend's active set (host/ref/contact_ref.c)
+        if (m->opt.contact != ALC_CONTACT_AL && m->opt.contact != ALC_CONTACT_PENALTY) {
+            return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
+                             "tet_guards needs the 'al' or 'penalty' contact model (the guards "
+                             "are constraints of its subproblem)");
+        }
+        if (m->nrigid > 0) {
+            return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
+                             "tet_guards has no rigid bodies yet (the model has %d)", m->nrigid);
+        }
+        if (def->backend == ALC_BACKEND_CUDA) {
+            return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
+                             "tet_guards runs on the reference backend only so far "
+                             "(--backend ref)");
+        }
+    }
     if (def->backend < ALC_BACKEND_AUTO || def->backend > ALC_BACKEND_CUDA) {
         return ALC_ERROR(sim, ALC_ERR_INVALID_ARG, "unknown backend %d", def->backend);
     }
@@ -166,7 +183,7 @@ alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
                    m->opt.contact != ALC_CONTACT_IPC && m->opt.contact != ALC_CONTACT_MLCP_CR &&
                    m->opt.contact != ALC_CONTACT_PENALTY_DS &&
                    m->opt.linearSolver == ALC_LINSOLVE_PCG && !m->opt.hessianReuse &&
-                   m->nrigid == 0;
+                   m->nrigid == 0 && m->opt.tetGuards == 0;
         backend = cuda ? ALC_BACKEND_CUDA : ALC_BACKEND_REF;
     }
     sim->backend = backend;
@@ -294,6 +311,7 @@ static void accumulate(alcData* d) {
     r->bufferGrows += s->bufferGrows;
     r->splits += s->splits;
     r->stepsSplit += s->splits > 0;
+    r->guards += s->guards;
     if (s->bufferCapacity > r->bufferCapacity) r->bufferCapacity = s->bufferCapacity;
     if (s->time[ALC_TIMER_STEP] > r->timeMax) r->timeMax = s->time[ALC_TIMER_STEP];
     if (s->penetration > r->penetrationMax) r->penetrationMax = s->penetration;

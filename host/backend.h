@@ -47,6 +47,8 @@ typedef struct alciContactParams_ {
     int frictionSecant;   // 1: a friction pair whose slip a line-search trial reversed (energy)
                           // takes its secant stiffness at the next assembly
                           // (alcm_fric_Ksecant); 0: the exact Hessian (the IPC model)
+    int tetGuards;        // alcOption.tetGuards: tetrahedra that cut an outer step through the
+                          // inversion bound become guard pairs, at most this many a time
 } alciContactParams;
 
 /// Result of assembleElastic.
@@ -238,9 +240,11 @@ typedef struct alciBackendOps_ {
     alctStatus (*mergeActive)(void* be, int* nactive, int* grown);
     /// Largest alpha <= amax keeping tetrahedra above `fraction` of their volume from X toward
     /// XHAT: at the end point X + alpha (XHAT - X) when endPoint is nonzero, else along the
-    /// whole segment (then amax is not read and alpha <= 1).
+    /// whole segment (then amax is not read and alpha <= 1). With contact params tetGuards > 0
+    /// and alpha < amax, the tetrahedra that cut it join the active set as guard pairs
+    /// (alcm_tet_guardLinearize); *guards = how many were new (0 on a backend without them).
     alctStatus (*inversionBound)(void* be, double fraction, int allTets, int endPoint, double amax,
-                                 double* alpha);
+                                 double* alpha, int* guards);
     /// X := (1 - alpha) X + alpha XHAT.
     alctStatus (*advance)(void* be, double alpha);
     /// Copy X out as x^{t+1}, v^{t+1} = (X - XT)/h; compute contact forces (Eq. 23).

@@ -17,6 +17,7 @@ void alci_contactReport(const alciReportIn* in, const alcmPair* pairs, int npair
     int cnt = 0;
     for (int p = 0; p < npair; p++) {
         const alcmPair* P = &pairs[p];
+        if (P->type == ALC_PAIR_TETGUARD) continue;  // a volume constraint, not a contact
         double F =
             alcm_pair_normalForce(P->lambda, P->gamma, P->d, in->penalty, in->mu, in->delta) * ih2;
         for (int a = 0; a < 4; a++) {

@@ -52,6 +52,7 @@ alcOption alc_defaultOption(void) {
     o.pairMuMax = 8;
     o.frictionSecant = 1;
     o.inversionBound = ALC_INVBOUND_END;
+    o.tetGuards = 0;
     o.mlcpPrecond = ALC_MLCP_FULL;
     o.mlcpGapTol = 1e-3;
     o.mlcpDuplicates = 0;

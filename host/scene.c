@@ -217,6 +217,7 @@ static int readSolver(Loader* L, alciYNode* root) {
                                        "pair_mu_max",
                                        "friction_secant",
                                        "inversion_bound",
+                                       "tet_guards",
                                        "mlcp",
                                        "penalty_ds",
                                        NULL};
@@ -243,6 +244,7 @@ static int readSolver(Loader* L, alciYNode* root) {
         alciy_getEnum(&L->y, n, "inversion_bound", invBoundNames, invBoundValues,
                       &o->inversionBound) &&
         alciy_getNumber(&L->y, n, "inversion_fraction", &o->inversionFraction, 1e-6, 0.999, 0) &&
+        alciy_getInt(&L->y, n, "tet_guards", &o->tetGuards, 0, ALC_TET_GUARDS_MAX, 0) &&
         alciy_getNumber(&L->y, n, "newton_tol", &o->newtonTol, 0, BIG, 0) &&
         alciy_getNumber(&L->y, n, "penalty_scale", &o->penaltyScale, 1e-12, BIG, 0) &&
         alciy_getEnum(&L->y, n, "linear_solver", solverNames, solverValues, &o->linearSolver) &&

@@ -623,6 +623,8 @@ static alctStatus checkOptions(const alcOption* o, char* err, int errsz) {
         o->pairMuGrowth);
     REQ(o->pairMuMax >= 1 && o->pairMuMax <= 1e12, "pair_mu_max %g must be in [1, 1e12]",
         o->pairMuMax);
+    REQ(o->tetGuards >= 0 && o->tetGuards <= ALC_TET_GUARDS_MAX, "tet_guards %d must be in [0, %d]",
+        o->tetGuards, ALC_TET_GUARDS_MAX);
     REQ(o->frictionSecant == 0 || o->frictionSecant == 1, "friction_secant %d must be 0 or 1",
         o->frictionSecant);
     REQ(o->mlcpPrecond == ALC_MLCP_FULL || o->mlcpPrecond == ALC_MLCP_DIAG,

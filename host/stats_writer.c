@@ -24,7 +24,7 @@ typedef struct {
     int digits;  // significant digits of a double
 } Field;
 
-#define NFIELD 30
+#define NFIELD 31
 
 // phase names and the timers they read, in column order
 static const char* const kPhaseKey[ALC_NTIMER] = {"time_step", "time_hessian",    "time_pcg",
@@ -72,6 +72,7 @@ static void stepFields(long step, double time, const alcStepStat* st, Field f[NF
     f[k++] = intField("splits", st->splits);
     f[k++] = dblField("h_min", st->hMin, 9);
     f[k++] = dblField("penetration", st->penetration, 9);
+    f[k++] = intField("tet_guards", st->guards);
 }
 
 // record a failure on the stream with the path and strerror
@@ -212,6 +213,12 @@ void alci_stats_summary(FILE* out, const alcModel* m, const alcRunStat* r, const
     if (r->splits > 0) {
         fprintf(out, "  split      : %ld steps solved in parts after a stall (%ld halvings)\n",
                 r->stepsSplit, r->splits);
+    }
+    if (r->guards > 0) {
+        fprintf(
+            out,
+            "  guards     : %ld tetrahedron guards added where the inversion bound cut a step\n",
+            r->guards);
     }
     if (r->penetrationMax > 0) {
         fprintf(out, "  penetration: %.4g m deepest at a step's end (not penetration-free)\n",

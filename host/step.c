@@ -308,6 +308,7 @@ static alctStatus stepOnce(alcSim* sim, alcData* d, double h, int canSplit, int*
     cp.pairMuGrowth = o->pairMuGrowth;
     cp.pairMuMax = o->pairMuMax;
     cp.frictionSecant = o->frictionSecant;
+    cp.tetGuards = o->tetGuards;
     if (cp.penalty && o->mu > 0) cp.mu = o->mu * o->penaltyScale;
     ops->setContactParams(be, &cp);
     int muFromDiag = !(o->mu > 0);
@@ -391,9 +392,12 @@ static alctStatus stepOnce(alcSim* sim, alcData* d, double h, int canSplit, int*
         int invLimited = 0;
         if (invAll || nonInvertible) {
             double ainv = 1;
-            // at the chord's end point below the CCD's alpha (ALC_INVBOUND_END), or along it
+            int guards = 0;
+            // at the chord's end point below the CCD's alpha (ALC_INVBOUND_END), or along it;
+            // the tetrahedra that cut it may become guards of the next subproblems (tetGuards)
             st = ops->inversionBound(be, o->inversionFraction, invAll,
-                                     o->inversionBound == ALC_INVBOUND_END, alpha, &ainv);
+                                     o->inversionBound == ALC_INVBOUND_END, alpha, &ainv, &guards);
+            s->guards += guards;
             if (st != ALC_OK) {
                 alci_toc(&t);
                 return st;

@@ -278,6 +278,7 @@ int runCheckpointRoundTrip(const char* scene, int contact, int at, int total, in
     char file[1100];
     snprintf(file, sizeof file, "/tmp/alc_ckpt_%d_%s_%d_%d.alck", (int)getpid(), scene, contact,
              backend);
+    for (char* c = file + 5; *c; c++) *c = *c == '/' ? '_' : *c;  // a scene under a folder
     ok = ok && alc_saveCheckpointFile(a.sim, a.d, file) == ALC_OK;
     if (!ok) fprintf(stderr, "  %s: saving failed: %s\n", scene, alc_lastError(a.sim));
     RunEnd ref = {0};

@@ -78,6 +78,7 @@ int runEndSame(const RunEnd* a, const RunEnd* b, int nvert, const char* what);
 /// memory into a new sim and from a file into the first one (an RL-style reset) and run each to
 /// `total`: 1 when both end bit for bit as the run that never stopped, 0 when not (printed),
 /// -1 when the scene does not open. The AL model's active set must be non-empty at the end.
+/// SCENE may name a folder below scenes/ (e.g. ../tests/data/scenes/NAME).
 int runCheckpointRoundTrip(const char* scene, int contact, int at, int total, int backend);
 
 #endif  // ALC_TESTS_SCENE_RUN_H_

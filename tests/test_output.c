@@ -785,7 +785,8 @@ ALC_TEST(output_stats_csv_json) {
     // clang-format off
     alcStepStat a = {.outer = 4, .newton = 8, .cgTotal = 20, .cgMax = 7, .contactsMax = 11,
                      .contactsSum = 60, .alphaSum = 3.0, .alphaMin = 0.25, .mu = 1e6,
-                     .splits = 3, .hMin = 0.0025, .time = {0.5, 1.0, 1.5, 2.0, 2.5, 3.0}};
+                     .splits = 3, .hMin = 0.0025, .guards = 5,
+                     .time = {0.5, 1.0, 1.5, 2.0, 2.5, 3.0}};
     // clang-format on
     alcStepStat z = {0};  // no iterations: averages must be 0, not NaN
 
@@ -802,12 +803,13 @@ ALC_TEST(output_stats_csv_json) {
         "step,time,outer,newton,cg_total,cg_max,cg_avg,contacts_max,contacts_avg,"
         "candidates_max,alpha_avg,alpha_min,mu,delta,beta,capped,mu_increases,linesearch_fails,"
         "time_step,time_hessian,time_pcg,time_ccd,time_linesearch,time_other,buffer_grows,"
-        "energy_gain,direct_solves,splits,h_min,penetration\n";
+        "energy_gain,direct_solves,splits,h_min,penetration,tet_guards\n";
     ENSURE_MSG(strncmp((char*)text, header, strlen(header)) == 0, "%s", (char*)text);
     const char* row1 = (char*)text + strlen(header);
     const char* row2 = strchr(row1, '\n') + 1;
     ENSURE(csvField(row1, 0) == 1 && csvField(row1, 1) == 0.01);
     ENSURE(csvField(row1, 27) == 3 && csvField(row1, 28) == 0.0025);  // splits, h_min
+    ENSURE(csvField(row1, 30) == 5);                                  // tet_guards
     ENSURE_NEAR(csvField(row1, 6), 2.5, 1e-12);    // cg_avg = 20 / 8
     ENSURE_NEAR(csvField(row1, 8), 7.5, 1e-12);    // contacts_avg = 60 / 8
     ENSURE_NEAR(csvField(row1, 10), 0.75, 1e-12);  // alpha_avg = 3 / 4
@@ -828,7 +830,7 @@ ALC_TEST(output_stats_csv_json) {
     ENSURE(strstr((char*)text, "\"cg_avg\":2.5,") && strstr((char*)text, "\"beta\":null"));
     ENSURE(strstr((char*)text,
                   "\"time_other\":3,\"buffer_grows\":0,\"energy_gain\":0,\"direct_solves\":0,"
-                  "\"splits\":3,\"h_min\":0.0025,\"penetration\":0}\n"
+                  "\"splits\":3,\"h_min\":0.0025,\"penetration\":0,\"tet_guards\":5}\n"
                   "{\"step\":2,") != NULL);
     free(text);
 

@@ -112,8 +112,9 @@ static int randomMotions(int endPoint) {
         alciCollectOut cout;
         ENSURE_OK(ops->collect(B, &cout));
         double ainv = 1, aend = 1, accd = fmin(cout.minToi, 1);
-        ENSURE_OK(ops->inversionBound(B, m->opt.inversionFraction, 1, 0, 1, &ainv));
-        ENSURE_OK(ops->inversionBound(B, m->opt.inversionFraction, 1, 1, accd, &aend));
+        int guards = 0;  // none: tetGuards is 0
+        ENSURE_OK(ops->inversionBound(B, m->opt.inversionFraction, 1, 0, 1, &ainv, &guards));
+        ENSURE_OK(ops->inversionBound(B, m->opt.inversionFraction, 1, 1, accd, &aend, &guards));
         // the end point's bound: the largest valid alpha below the CCD's, so never below the
         // whole chord's (itself valid) and never above the CCD's
         double apath = fmin(accd, ainv);

@@ -9,11 +9,17 @@
 
 /// Pair kinds: point-triangle {p, t0, t1, t2} and edge-edge {a0, a1, b0, b1} stencils.
 enum { ALC_PAIR_PT = 0, ALC_PAIR_EE = 1 };
+/// A tetrahedron guard {t0, t1, t2, t3} (alcm_tet_guardLinearize): an AL pair whose constraint
+/// is the tetrahedron's linearized volume, not a distance. Its key, ALC_PAIR_GUARD_KEY, is
+/// negative, so guards sort before every contact pair.
+enum { ALC_PAIR_TETGUARD = 2 };
 
 /// Sort key of a pair: kind, then primitive indices (PT: surface vertex index, triangle; EE:
 /// edge, edge). Keys order pairs by (kind, a, b) for 0 <= a, b < 2^31.
 #define ALC_PAIR_KEY(type, a, b) \
     (((long long)(type) << 62) | ((long long)(a) << 31) | (long long)(b))
+/// Sort key of the guard of tetrahedron t: below every ALC_PAIR_KEY.
+#define ALC_PAIR_GUARD_KEY(t) ((long long)INT64_MIN + (long long)(t))
 
 /// A candidate joins the active set when its path brings it within xi + ALC_CCD_REACH delta: it
 /// (nearly) collides, AL paper Alg. 3 line 4. Close to zero on purpose: with delta larger than

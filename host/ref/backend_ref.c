@@ -368,13 +368,24 @@ static alctStatus opMergeActive(void* be, int* nactive, int* grown) {
 }
 
 static alctStatus opInversionBound(void* be, double fraction, int allTets, int endPoint,
-                                   double amax, double* alpha) {
+                                   double amax, double* alpha, int* guards) {
     alcrBackend* B = (alcrBackend*)be;
     ThreadScope ts = enterThreads(B);
     *alpha = endPoint ? alcr_elastic_endStep(B, B->x, B->xhat, fraction, allTets, amax)
                       : alcr_elastic_maxStep(B, B->x, B->xhat, fraction, allTets);
+    alctStatus st = ALC_OK;
+    *guards = 0;
+    if (B->cp.tetGuards > 0 && *alpha < amax) {
+        // the tetrahedra that cut the chord join the next subproblems as guards
+        // (alcm_tet_guardLinearize)
+        int tets[ALC_TET_GUARDS_MAX], added = 0;
+        int cap = B->cp.tetGuards < ALC_TET_GUARDS_MAX ? B->cp.tetGuards : ALC_TET_GUARDS_MAX;
+        int n = alcr_elastic_limitingTets(B, fraction, allTets, amax, tets, cap);
+        st = alcr_contact_addGuards(B, tets, n, &added);
+        *guards = added;
+    }
     leaveThreads(ts);
-    return ALC_OK;
+    return st;
 }
 
 static alctStatus opAdvance(void* be, double alpha) {
@@ -409,7 +420,7 @@ static alctStatus opContacts(void* be, alcContact* out, int cap, int* n, double*
 static int opNactive(void* be) {
     const alcrBackend* B = (const alcrBackend*)be;
     if (B->m->opt.contact == ALC_CONTACT_PENALTY_DS) return alcr_ds_nactive(B);
-    return B->m->opt.contact == ALC_CONTACT_IPC ? B->nipc : B->npair;
+    return B->m->opt.contact == ALC_CONTACT_IPC ? B->nipc : B->npair - alcr_contact_nguards(B);
 }
 
 static size_t opMemory(void* be) {

@@ -26,7 +26,7 @@
 #define ALCR_RIGID_MU_MASS 1000.0
 
 /// Pair kinds (one definition with the CUDA modules: hd/alcm_pair.h).
-enum { ALCR_PT = ALC_PAIR_PT, ALCR_EE = ALC_PAIR_EE };
+enum { ALCR_PT = ALC_PAIR_PT, ALCR_EE = ALC_PAIR_EE, ALCR_TETGUARD = ALC_PAIR_TETGUARD };
 
 /// Sort key of a pair: kind, then primitive indices (PT: surface vertex, triangle; EE: edges).
 #define ALCR_KEY(type, a, b) ALC_PAIR_KEY(type, a, b)
@@ -312,12 +312,23 @@ double alcr_elastic_maxStep(alcrBackend* B, const double* from, const double* to
 /// volume target (alcm_tet_endStepTo, passes until every tetrahedron accepts alpha).
 double alcr_elastic_endStep(alcrBackend* B, const double* from, const double* to, double fraction,
                             int allTets, double amax);
+/// The protected tetrahedra that alone would cut the chord from X towards XHAT below amax at its
+/// end point (alcm_tet_endStepTo), at most cap of them, those that cut it most first
+/// (deterministic: ties by index). Returns how many were written to out.
+int alcr_elastic_limitingTets(alcrBackend* B, double fraction, int allTets, double amax, int* out,
+                              int cap);
 
 // contact_ref.c
 alctStatus alcr_contact_make(alcrBackend* B);
 void alcr_contact_free(alcrBackend* B);
 void alcr_contact_reset(alcrBackend* B);
 void alcr_contact_linearize(alcrBackend* B);
+/// Add the tetrahedra tets[0..n) as guard pairs (alcm_tet_guardLinearize) linearized at X, with
+/// lambda 0 and gamma 1; tetrahedra already guarded are skipped. *added: how many were new.
+/// ALC_ERR_CAPACITY when the pair buffers are full and may not grow.
+alctStatus alcr_contact_addGuards(alcrBackend* B, const int* tets, int n, int* added);
+/// Guard pairs in the active set (they sort first).
+int alcr_contact_nguards(const alcrBackend* B);
 /// Copy the active set out (pairs NULL: count only); ALC_ERR_CAPACITY when cap is short.
 alctStatus alcr_contact_getCarry(alcrBackend* B, alcrPair* pairs, int cap, int* npair);
 /// Replace the active set (growing the buffers), clear the friction pairs, mark the pattern.

@@ -20,6 +20,7 @@
 // alone made a block on a slope stick and slip at the wrong threshold.
 #include "contact_report.h"
 #include "hd/alcm_distance.h"
+#include "hd/alcm_elastic.h"
 #include "hd/alcm_friction.h"
 #include "hd/alcm_vec.h"
 #include "ref/backend_ref.h"
@@ -189,12 +190,73 @@ static void loadStencil(const double* pos, const int v[4], alcV3 x[4]) {
     for (int a = 0; a < 4; a++) x[a] = alcm_v3_load(pos + 3 * v[a]);
 }
 
+/// The tetrahedron of a guard pair: the low bits of its key (ALC_PAIR_GUARD_KEY).
+static int guardTet(const alcrPair* P) {
+    return (int)(P->key - ALC_PAIR_GUARD_KEY(0));
+}
+
+/// A guard pair's d and g at B->x (alcm_tet_guardLinearize).
+static double guardLinearize(const alcrBackend* B, alcrPair* P, const alcV3 x[4]) {
+    const alcModel* m = B->m;
+    return alcm_tet_guardLinearize(x, m->tet_vol[guardTet(P)], m->opt.inversionFraction,
+                                   B->cp.delta, P->g);
+}
+
+alctStatus alcr_contact_addGuards(alcrBackend* B, const int* tets, int n, int* added) {
+    *added = 0;
+    for (int i = 0; i < n; i++) {
+        long long key = ALC_PAIR_GUARD_KEY(tets[i]);
+        // guards sort first (negative keys): find the place among them
+        int at = 0;
+        while (at < B->npair && B->pairs[at].key < key) at++;
+        if (at < B->npair && B->pairs[at].key == key) continue;  // already guarded
+        if (B->npair >= B->pairCap) {
+            int cap = B->pairCap + B->pairCap / 2;
+            if (!B->sim->def.capacity.growOnOverflow || growPairs(B, cap) != ALC_OK) {
+                return ALC_ERROR(B->sim, ALC_ERR_CAPACITY,
+                                 "active pairs and tetrahedron guards exceed capacity %d (raise "
+                                 "capacity.contactPairs)",
+                                 B->pairCap);
+            }
+            // not counted in bufferGrows (that statistic comes from the merge): nothing is
+            // redone here, the buffers only grow
+        }
+        memmove(B->pairs + at + 1, B->pairs + at, sizeof(alcrPair) * (size_t)(B->npair - at));
+        alcrPair* P = &B->pairs[at];
+        memset(P, 0, sizeof *P);
+        P->key = key;
+        P->type = ALCR_TETGUARD;
+        memcpy(P->v, B->m->tet_vert + 4 * tets[i], sizeof P->v);
+        P->gamma = 1;
+        alcV3 x[4];
+        loadStencil(B->x, P->v, x);
+        P->d = guardLinearize(B, P, x);
+        B->npair++;
+        (*added)++;
+    }
+    if (*added) {
+        buildIncidence(B);
+        B->patternDirty = 1;
+    }
+    return ALC_OK;
+}
+
+int alcr_contact_nguards(const alcrBackend* B) {
+    int n = 0;
+    while (n < B->npair && B->pairs[n].type == ALCR_TETGUARD) n++;
+    return n;
+}
+
 void alcr_contact_linearize(alcrBackend* B) {
 #pragma omp parallel for schedule(static) if (B->npair > ALCR_PAR_MIN)
     for (int p = 0; p < B->npair; p++) {
         alcrPair* P = &B->pairs[p];
         alcV3 x[4];
         loadStencil(B->x, P->v, x);
+        if (P->type == ALCR_TETGUARD) {
+            P->d = guardLinearize(B, P, x);
+            continue;
+        }
         P->d = P->type == ALCR_PT ? alcm_pt_distance(x, P->g) : alcm_ee_distance(x, P->g);
         if (B->nr > 0) alcr_rigid_linearizePair(B, p);
     }

@@ -62,6 +62,7 @@ void alcr_friction_lag(alcrBackend* B) {
     B->cp.delta = B->lastDelta;
     for (int p = 0; p < B->npair && B->nfric < B->fricCap; p++) {
         const alcrPair* P = &B->pairs[p];
+        if (P->type == ALCR_TETGUARD) continue;  // a volume constraint, not a contact
         double muf = alcr_friction_coef(m, P->v, P->type);
         if (!(muf > 0)) continue;
         double F = ih2 * alcr_contact_normalForce(B, P);

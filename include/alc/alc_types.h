@@ -121,6 +121,9 @@ typedef enum alctInversion_ {
 /// Where MaxStepSize's inversion bound asks the protected tetrahedra to keep their volume on
 /// the chord from x to xhat (the Newton line search and the moving-boundary placement always
 /// bound the whole segment).
+/// Largest alcOption.tetGuards: guard pairs added at one outer iteration.
+#define ALC_TET_GUARDS_MAX 256
+
 typedef enum alctInversionBound_ {
     ALC_INVBOUND_END = 0,  ///< at the end point only: the largest alpha <= the CCD's whose state
                            ///< keeps them above target (the chord may pass through an inversion
@@ -242,6 +245,11 @@ typedef struct alcOption_ {
                                ///< next Newton matrix (docs/architecture.md); 0 = the exact
                                ///< friction Hessian always; default 1
     int inversionBound;        ///< alctInversionBound; default ALC_INVBOUND_END
+    int tetGuards;             ///< AL model, beyond the AL paper: when the inversion bound cuts
+                               ///< an outer step, up to this many of the tetrahedra that cut it
+                               ///< join the subproblem as linearized volume constraints
+                               ///< (alcm_tet_guardLinearize; docs/architecture.md); 0 = off,
+                               ///< reference backend only, no rigid bodies; default 0
     int mlcpPrecond;           ///< mlcp-cr model: alctMlcpPrecond; default ALC_MLCP_FULL
     double mlcpGapTol;         ///< mlcp-cr model: how far a contact's distance may end from
                                ///< delta (below it, or above it with a positive multiplier), as a
@@ -420,6 +428,7 @@ typedef struct alcStepStat_ {
     double hMin;              ///< shortest part of h the step was solved in (s; h when unsplit)
     double penetration;       ///< penalty-ds model: the deepest contact at the step's end (m),
                               ///< (Y - Z).n over its active pairs; 0 under the other models
+    int guards;               ///< tetrahedron guards added (alcOption.tetGuards)
     double time[ALC_NTIMER];  ///< seconds per phase (alctTimer)
 } alcStepStat;
 
@@ -444,6 +453,7 @@ typedef struct alcRunStat_ {
     double timeMax;           ///< slowest step (s)
     double time[ALC_NTIMER];  ///< seconds per phase
     double penetrationMax;    ///< penalty-ds model: the deepest contact at a step's end (m)
+    long guards;              ///< tetrahedron guards added (alcOption.tetGuards)
 } alcRunStat;
 
 /// Plain, public simulation data: state, inputs and outputs. One per simulation thread.

@@ -1,0 +1,199 @@
+// Tetrahedron guards (alcOption.tetGuards, alcm_tet_guardLinearize): a tetrahedron that cuts an
+// outer step through the inversion bound joins the AL subproblem as its linearized volume.
+// The linearization against the exact volume (its value, its gradient by central differences,
+// and the exact change of a linear motion to first order); a landing under a tight inversion bound
+// with and without guards (guards added, every state clean, no guard reported as a contact, no
+// step at the cap); a checkpoint with guards in the active set restored bit for bit; and what is
+// refused (the CUDA backend, the other contact models, rigid bodies, values out of range).
+#include "hd/alcm_elastic.h"
+#include "hd/alcm_pair.h"
+#include "scene_run.h"
+#include "test_files.h"
+#include "test_macros.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned long long gSeed = 12345;
+static double urand(void) {
+    gSeed = gSeed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(gSeed >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static double vol6(const alcV3 x[4]) {
+    return alcm_v3_triple(alcm_v3_sub(x[1], x[0]), alcm_v3_sub(x[2], x[0]),
+                          alcm_v3_sub(x[3], x[0]));
+}
+
+/// d - delta is (v6 - target6) / S and g is grad v6 / S, S = (6 restVol)^(2/3), on random
+/// tetrahedra from regular to slivers of 1e-6 of their rest volume.
+ALC_TEST(tetGuard_linearization) {
+    double worst = 0;
+    for (int it = 0; it < 200; it++) {
+        alcV3 x[4];
+        for (int a = 0; a < 4; a++) x[a] = alcm_v3(urand(), urand(), urand());
+        if (vol6(x) < 0) {
+            alcV3 t = x[0];
+            x[0] = x[1];
+            x[1] = t;
+        }
+        // flatten towards the face (x1, x2, x3) by a factor down to 1e-6
+        double flat = pow(10.0, -6.0 * urand());
+        alcV3 c = alcm_v3_scale(alcm_v3_add(alcm_v3_add(x[1], x[2]), x[3]), 1.0 / 3);
+        x[0] = alcm_v3_add(c, alcm_v3_scale(alcm_v3_sub(x[0], c), flat));
+        double v6 = vol6(x), rest = 0.2 + urand(), delta = 1e-3, fraction = 0.2;
+        ENSURE(v6 > 0);
+        double S = pow(6 * rest, 2.0 / 3.0), g[12];
+        double d = alcm_tet_guardLinearize(x, rest, fraction, delta, g);
+        double want = (v6 - alcm_tet_invTarget(v6, fraction, rest)) / S;
+        ENSURE_MSG(fabs(d - delta - want) <= 1e-12 * fabs(want) + 1e-15,
+                   "it %d: d - delta %.17g, want %.17g", it, d - delta, want);
+        // gradient: v6 is cubic, so central differences are exact up to rounding
+        const double h = 1e-4;
+        for (int k = 0; k < 12; k++) {
+            alcV3 xp[4], xm[4];
+            memcpy(xp, x, sizeof xp);
+            memcpy(xm, x, sizeof xm);
+            (&xp[k / 3].x)[k % 3] += h;
+            (&xm[k / 3].x)[k % 3] -= h;
+            double fd = (vol6(xp) - vol6(xm)) / (2 * h) / S;
+            double err = fabs(fd - g[k]);
+            worst = fmax(worst, err);
+            ENSURE_MSG(err < 1e-9, "it %d: dof %d: g %.17g, central difference %.17g", it, k, g[k],
+                       fd);
+        }
+        // along a small motion the linearized volume matches the true one to second order
+        alcV3 p[4], y[4];
+        double lin = 0;
+        for (int a = 0; a < 4; a++) {
+            p[a] = alcm_v3(urand() - 0.5, urand() - 0.5, urand() - 0.5);
+            lin += g[3 * a] * p[a].x + g[3 * a + 1] * p[a].y + g[3 * a + 2] * p[a].z;
+        }
+        const double t = 1e-6;
+        for (int a = 0; a < 4; a++) y[a] = alcm_v3_add(x[a], alcm_v3_scale(p[a], t));
+        double dv = (vol6(y) - v6) / S;
+        ENSURE_MSG(fabs(dv - t * lin) <= 10 * t * t + 1e-14,
+                   "it %d: volume change %.9g, linear %.9g", it, dv, t * lin);
+    }
+    alct_note("worst gradient error against central differences: %.2e", worst);
+    return ALC_TEST_PASS;
+}
+
+typedef struct {
+    int restarts;  // "xhat restarted" messages seen: outer steps the inversion bound stopped
+} InvLog;
+
+static void countRestarts(void* user, int level, const char* msg) {
+    InvLog* c = (InvLog*)user;
+    if (level >= 3 && strstr(msg, "xhat restarted from x")) c->restarts++;
+}
+
+/// The landing of tests/data/scenes/box_drop_guards.yaml (box_drop with every tetrahedron
+/// protected and a bound that keeps 99 % of each volume per outer step, so that the landing's
+/// compression makes the inversion bound cut the outer steps, as in test
+/// split_restartAfterInversionBound): `steps` steps with `guards` guards allowed. Returns 1 when
+/// every state is clean, no step reached the cap and no contact reported is a guard; the run
+/// statistics and the inversion-bound restarts are left in *run and *restarts.
+static int landing(int guards, int steps, alcRunStat* run, int* restarts) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/data/scenes/box_drop_guards.yaml", alct_rootDir());
+    Run r;
+    ENSURE(openRunPath(&r, path, NULL, NULL, -1));
+    ENSURE(r.m->opt.tetGuards == 16);  // the scene's key
+    r.m->opt.tetGuards = guards;
+    InvLog c = {0};
+    alcSim* sim = NULL;
+    ENSURE_OK(makeLoggedSim(&r, 0, countRestarts, &c, &sim));
+    int capped = 0, ok = 1;
+    for (int k = 0; k < steps && ok; k++) {
+        ENSURE_OK(alc_step(sim, r.d));
+        capped += r.d->stat.capped;
+        ok = checkRun(&r);
+        const alcContact* ct = NULL;
+        int n = 0;
+        ENSURE_OK(alc_getContacts(sim, &ct, &n));
+        for (int i = 0; i < n; i++) {
+            ENSURE_MSG(ct[i].type == ALC_PAIR_PT || ct[i].type == ALC_PAIR_EE,
+                       "step %d: contact %d of type %d", k + 1, i, ct[i].type);
+        }
+    }
+    *run = r.d->run;
+    *restarts = c.restarts;
+    alc_deleteSim(sim);
+    closeRun(&r);
+    ENSURE(ok);
+    ENSURE(capped == 0);
+    return 1;
+}
+
+ALC_TEST(tetGuard_landingUnderTightBound) {
+    alcRunStat off, on;
+    int restartsOff = 0, restartsOn = 0;
+    ENSURE(landing(0, 30, &off, &restartsOff));
+    ENSURE(landing(16, 30, &on, &restartsOn));
+    alct_note(
+        "30 steps, guards off: %d restarts, %ld outer, %ld Newton; on: %ld guards, %d "
+        "restarts, %ld outer, %ld Newton",
+        restartsOff, off.outer, off.newton, on.guards, restartsOn, on.outer, on.newton);
+    ENSURE(off.guards == 0);
+    ENSURE(on.guards > 0);
+    // the guards keep the chords from the tetrahedra that cut them: fewer outer steps stopped
+    ENSURE_MSG(restartsOn < restartsOff, "restarts with guards %d, without %d", restartsOn,
+               restartsOff);
+    return ALC_TEST_PASS;
+}
+
+/// Guards are carried in the active set through a checkpoint: the landing with guards,
+/// checkpointed in the middle and restored, ends bit for bit as the run that never stopped.
+ALC_TEST(tetGuard_checkpointRoundTrip) {
+    int rc =
+        runCheckpointRoundTrip("../tests/data/scenes/box_drop_guards", -1, 12, 24, ALC_BACKEND_REF);
+    ENSURE_MSG(rc == 1, "tests/data/scenes/box_drop_guards.yaml: %d", rc);
+    return ALC_TEST_PASS;
+}
+
+/// What the guards do not run with is refused when the sim is made, with the reason.
+ALC_TEST(tetGuard_refusals) {
+    char path[1024], err[1024];
+    snprintf(path, sizeof path, "%s/scenes/box_drop.yaml", alct_rootDir());
+    struct {
+        int contact, backend, rigid;
+        const char* want;
+    } cases[] = {
+        {ALC_CONTACT_AL, ALC_BACKEND_CUDA, 0, "reference backend only"},
+        {ALC_CONTACT_IPC, ALC_BACKEND_REF, 0, "'al' or 'penalty'"},
+        {ALC_CONTACT_MLCP_CR, ALC_BACKEND_REF, 0, "'al' or 'penalty'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        alcModel* m = NULL;
+        alcLoadDef ld = alc_defaultLoadDef();
+        ENSURE_OK(alc_loadScene(path, &ld, &m, err, sizeof err));
+        m->opt.contact = cases[i].contact;
+        m->opt.tetGuards = 4;
+        alcSimDef def = alc_defaultSimDef();
+        def.backend = cases[i].backend;
+        alcSim* sim = NULL;
+        alctStatus st = alc_makeSim(m, &def, &sim);
+        ENSURE_MSG(st == ALC_ERR_UNSUPPORTED && sim && strstr(alc_lastError(sim), cases[i].want),
+                   "case %zu: %d '%s'", i, (int)st, sim ? alc_lastError(sim) : "");
+        alc_deleteSim(sim);
+        alc_deleteModel(m);
+    }
+    // rigid bodies
+    snprintf(path, sizeof path, "%s/scenes/rigid_slope.yaml", alct_rootDir());
+    alcModel* m = NULL;
+    alcLoadDef ld = alc_defaultLoadDef();
+    ENSURE_OK(alc_loadScene(path, &ld, &m, err, sizeof err));
+    ENSURE(m->nrigid > 0);
+    m->opt.tetGuards = 4;
+    alcSimDef def = alc_defaultSimDef();
+    def.backend = ALC_BACKEND_REF;
+    alcSim* sim = NULL;
+    ENSURE(alc_makeSim(m, &def, &sim) == ALC_ERR_UNSUPPORTED);
+    ENSURE(strstr(alc_lastError(sim), "rigid bodies"));
+    alc_deleteSim(sim);
+    alc_deleteModel(m);
+    return ALC_TEST_PASS;
+}
