@@ -27,8 +27,10 @@ static double vol6(const alcV3 x[4]) {
                           alcm_v3_sub(x[3], x[0]));
 }
 
-/// d - delta is (v6 - target6) / S and g is grad v6 / S, S = (6 restVol)^(2/3), on random
-/// tetrahedra from regular to slivers of 1e-6 of their rest volume.
+/// d - delta is (v6 - target6) / S and g is grad v6 / S with S = |grad v6|, on random
+/// tetrahedra from regular to slivers of 1e-6 of their rest volume: g against central
+/// differences of v6 (exact up to rounding: v6 is cubic), |g| = 1, and the linearized volume
+/// against the true one along a small motion.
 ALC_TEST(tetGuard_linearization) {
     double worst = 0;
     for (int it = 0; it < 200; it++) {
@@ -45,12 +47,8 @@ ALC_TEST(tetGuard_linearization) {
         x[0] = alcm_v3_add(c, alcm_v3_scale(alcm_v3_sub(x[0], c), flat));
         double v6 = vol6(x), rest = 0.2 + urand(), delta = 1e-3, fraction = 0.2;
         ENSURE(v6 > 0);
-        double S = pow(6 * rest, 2.0 / 3.0), g[12];
+        double g[12], fd[12], S = 0, gg = 0;
         double d = alcm_tet_guardLinearize(x, rest, fraction, delta, g);
-        double want = (v6 - alcm_tet_invTarget(v6, fraction, rest)) / S;
-        ENSURE_MSG(fabs(d - delta - want) <= 1e-12 * fabs(want) + 1e-15,
-                   "it %d: d - delta %.17g, want %.17g", it, d - delta, want);
-        // gradient: v6 is cubic, so central differences are exact up to rounding
         const double h = 1e-4;
         for (int k = 0; k < 12; k++) {
             alcV3 xp[4], xm[4];
@@ -58,12 +56,21 @@ ALC_TEST(tetGuard_linearization) {
             memcpy(xm, x, sizeof xm);
             (&xp[k / 3].x)[k % 3] += h;
             (&xm[k / 3].x)[k % 3] -= h;
-            double fd = (vol6(xp) - vol6(xm)) / (2 * h) / S;
-            double err = fabs(fd - g[k]);
+            fd[k] = (vol6(xp) - vol6(xm)) / (2 * h);
+            S += fd[k] * fd[k];
+            gg += g[k] * g[k];
+        }
+        S = sqrt(S);
+        ENSURE_MSG(fabs(gg - 1) < 1e-12, "it %d: |g|^2 = %.17g", it, gg);
+        for (int k = 0; k < 12; k++) {
+            double err = fabs(fd[k] / S - g[k]);
             worst = fmax(worst, err);
             ENSURE_MSG(err < 1e-9, "it %d: dof %d: g %.17g, central difference %.17g", it, k, g[k],
-                       fd);
+                       fd[k] / S);
         }
+        double want = (v6 - alcm_tet_invTarget(v6, fraction, rest)) / S;
+        ENSURE_MSG(fabs(d - delta - want) <= 1e-9 * fabs(want) + 1e-15,
+                   "it %d: d - delta %.17g, want %.17g", it, d - delta, want);
         // along a small motion the linearized volume matches the true one to second order
         alcV3 p[4], y[4];
         double lin = 0;
@@ -74,7 +81,7 @@ ALC_TEST(tetGuard_linearization) {
         const double t = 1e-6;
         for (int a = 0; a < 4; a++) y[a] = alcm_v3_add(x[a], alcm_v3_scale(p[a], t));
         double dv = (vol6(y) - v6) / S;
-        ENSURE_MSG(fabs(dv - t * lin) <= 10 * t * t + 1e-14,
+        ENSURE_MSG(fabs(dv - t * lin) <= 10 * t * t / S + 1e-14,
                    "it %d: volume change %.9g, linear %.9g", it, dv, t * lin);
     }
     alct_note("worst gradient error against central differences: %.2e", worst);

@@ -675,23 +675,24 @@ ALC_HD double alcm_tet_invTarget(double v6, double fraction, double restVol) {
 /// A tetrahedron guard (alcOption.tetGuards): the tetrahedron's volume linearized at x as one
 /// more constraint of the AL subproblem, in the form of a contact pair's (AL paper Eq. 10),
 /// c = d + g . (xhat - x) - delta with
-///   d = (v6(x) - target6) / S + delta,  g = grad v6(x) / S,  S = (6 restVol)^(2/3),
+///   d = (v6(x) - target6) / S + delta,  g = grad v6(x) / S,  S = |grad v6(x)| (12 entries),
 /// where target6 = alcm_tet_invTarget(v6(x), fraction, restVol) is what the inversion bound lets
 /// the tetrahedron keep. c >= 0 says that the chord from x towards xhat keeps the volume above
 /// that target to first order: a sliver that the subproblem's minimizer re-expands from the
 /// other side (its volume falls at t = 0 and rises again along the chord) then no longer holds
-/// the chord at alpha = v6 / |dv6/dt| (1e-7 on IPC's dolphin, issue 14). S makes c a length and
-/// |g| of order one on a well-shaped element, as a distance's gradient is.
+/// the chord at alpha = v6 / |dv6/dt| (1e-7 on IPC's dolphin, issue 14). Dividing by S makes c
+/// the distance, along the gradient, to the volume target and g a unit vector, as a contact's
+/// distance and gradient nearly are: the guard's curvature mu g g^T is no stiffer than a
+/// contact's. (Scaled by the rest volume instead, S = (6 restVol)^(2/3), a sliver of the rest
+/// mesh had |g| far above 1 and CG per solve rose by half on IPC's dolphin.)
 /// @param[in]  x         vertex positions at the expansion point (m)
-/// @param[in]  restVol   rest volume (m^3), > 0
+/// @param[in]  restVol   rest volume (m^3), > 0 (sets S when grad v6 vanishes)
 /// @param[in]  fraction  the inversion bound's fraction of the current volume, in (0, 1)
 /// @param[in]  delta     the contact offset the pair machinery subtracts (m)
-/// @param[out] g         grad of c, 12 entries (dimensionless)
+/// @param[out] g         grad of c, 12 entries (dimensionless, unit length)
 /// @return d (m): c at xhat = x is d - delta.
 ALC_HD double alcm_tet_guardLinearize(const alcV3 x[4], double restVol, double fraction,
                                       double delta, double g[12]) {
-    double S = cbrt(6 * restVol);
-    S *= S;
     alcV3 e1 = alcm_v3_sub(x[1], x[0]), e2 = alcm_v3_sub(x[2], x[0]), e3 = alcm_v3_sub(x[3], x[0]);
     double v6 = alcm_v3_triple(e1, e2, e3);
     alcV3 gv[4];
@@ -699,6 +700,13 @@ ALC_HD double alcm_tet_guardLinearize(const alcV3 x[4], double restVol, double f
     gv[2] = alcm_v3_cross(e3, e1);
     gv[3] = alcm_v3_cross(e1, e2);
     gv[0] = alcm_v3_scale(alcm_v3_add(alcm_v3_add(gv[1], gv[2]), gv[3]), -1.0);
+    double S = 0;
+    for (int a = 0; a < 4; a++) S += alcm_v3_norm2(gv[a]);
+    S = sqrt(S);
+    if (!(S > 0)) {
+        S = cbrt(6 * restVol);
+        S *= S;
+    }
     for (int a = 0; a < 4; a++) {
         g[3 * a] = gv[a].x / S;
         g[3 * a + 1] = gv[a].y / S;
