@@ -495,3 +495,34 @@ ALC_TEST(backend_restartAfterInversionBound) {
     closeRun(&c);
     return ALC_TEST_PASS;
 }
+
+/// A checkpoint of a reference run with tetrahedron guards in its active set (solver.tet_guards)
+/// is refused by a CUDA sim, which has no guards, with the reason (host/checkpoint.c).
+ALC_TEST(backend_checkpointWithGuardsRefused) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/data/scenes/box_drop_guards.yaml", alct_rootDir());
+    Run r;
+    ENSURE(openRunOn(&r, path, NULL, NULL, -1, ALC_BACKEND_REF));
+    for (int k = 0; k < 30 && r.d->run.guards == 0; k++) ENSURE(stepRun(&r));
+    ENSURE_MSG(r.d->run.guards > 0, "no guard in %ld steps", r.d->step);
+    size_t need = 0, got = 0;
+    ENSURE_OK(alc_checkpointSize(r.sim, r.d, &need));
+    void* mem = malloc(need);
+    ENSURE(mem);
+    ENSURE_OK(alc_saveCheckpoint(r.sim, r.d, mem, need, &got));
+    r.m->opt.tetGuards = 0;  // a CUDA sim of the same model refuses the option itself
+    alcSimDef def = alc_defaultSimDef();
+    def.backend = ALC_BACKEND_CUDA;
+    alcSim* sim = NULL;
+    alcData* d = NULL;
+    ENSURE_OK(alc_makeSim(r.m, &def, &sim));
+    ENSURE_OK(alc_makeData(r.m, &d));
+    alctStatus st = alc_loadCheckpoint(sim, d, mem, got);
+    ENSURE_MSG(st == ALC_ERR_UNSUPPORTED && strstr(alc_lastError(sim), "tetrahedron guards"),
+               "%d '%s'", (int)st, alc_lastError(sim));
+    free(mem);
+    alc_deleteData(d);
+    alc_deleteSim(sim);
+    closeRun(&r);
+    return ALC_TEST_PASS;
+}
