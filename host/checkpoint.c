@@ -542,8 +542,9 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
     // the pairs as the active set's invariants require them
     for (int p = 0; st == ALC_OK && p < npair; p++) {
         const alcmPair* P = &pairs[p];
-        long long guardTet = P->key - ALC_PAIR_GUARD_KEY(0);  // a guard's tetrahedron
-        int guard = P->type == ALC_PAIR_TETGUARD && guardTet >= 0 && guardTet < m->ntet;
+        // a guard's tetrahedron (the difference taken only for a negative key: no overflow)
+        int guard = P->type == ALC_PAIR_TETGUARD && P->key < 0 &&
+                    P->key - ALC_PAIR_GUARD_KEY(0) < (long long)m->ntet;
         int ok = (P->type == ALC_PAIR_PT || P->type == ALC_PAIR_EE || guard) &&
                  isfinite(P->lambda) && P->lambda >= 0 && isfinite(P->gamma) &&
                  (p == 0 || pairs[p - 1].key < P->key);
