@@ -161,34 +161,15 @@ ALC_TEST(tetGuard_checkpointRoundTrip) {
     return ALC_TEST_PASS;
 }
 
-/// What the guards do not run with is refused when the sim is made, with the reason.
+/// What the guards do not run with is refused when the sim is made, with the reason; a scene
+/// value out of range is refused when the scene is read, with its file and line.
 ALC_TEST(tetGuard_refusals) {
-    char path[1024], err[1024];
-    snprintf(path, sizeof path, "%s/scenes/box_drop.yaml", alct_rootDir());
-    struct {
-        int contact, backend, rigid;
-        const char* want;
-    } cases[] = {
-        {ALC_CONTACT_AL, ALC_BACKEND_CUDA, 0, "reference backend only"},
-        {ALC_CONTACT_IPC, ALC_BACKEND_REF, 0, "'al' or 'penalty'"},
-        {ALC_CONTACT_MLCP_CR, ALC_BACKEND_REF, 0, "'al' or 'penalty'"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        alcModel* m = NULL;
-        alcLoadDef ld = alc_defaultLoadDef();
-        ENSURE_OK(alc_loadScene(path, &ld, &m, err, sizeof err));
-        m->opt.contact = cases[i].contact;
-        m->opt.tetGuards = 4;
-        alcSimDef def = alc_defaultSimDef();
-        def.backend = cases[i].backend;
-        alcSim* sim = NULL;
-        alctStatus st = alc_makeSim(m, &def, &sim);
-        ENSURE_MSG(st == ALC_ERR_UNSUPPORTED && sim && strstr(alc_lastError(sim), cases[i].want),
-                   "case %zu: %d '%s'", i, (int)st, sim ? alc_lastError(sim) : "");
-        alc_deleteSim(sim);
-        alc_deleteModel(m);
-    }
+    const char* guarded = "../tests/data/scenes/box_drop_guards.yaml";  // tet_guards: 16
+    ENSURE(refusedToMake(guarded, ALC_CONTACT_AL, ALC_BACKEND_CUDA, "reference backend only"));
+    ENSURE(refusedToMake(guarded, ALC_CONTACT_IPC, ALC_BACKEND_REF, "'al' or 'penalty'"));
+    ENSURE(refusedToMake(guarded, ALC_CONTACT_MLCP_CR, ALC_BACKEND_REF, "'al' or 'penalty'"));
     // rigid bodies
+    char path[1024], err[1024];
     snprintf(path, sizeof path, "%s/scenes/rigid_slope.yaml", alct_rootDir());
     alcModel* m = NULL;
     alcLoadDef ld = alc_defaultLoadDef();
@@ -202,5 +183,16 @@ ALC_TEST(tetGuard_refusals) {
     ENSURE(strstr(alc_lastError(sim), "rigid bodies"));
     alc_deleteSim(sim);
     alc_deleteModel(m);
+    // the scene key's range
+    char solver[64];
+    snprintf(solver, sizeof solver, "tet_guards: %d", ALC_TET_GUARDS_MAX + 1);
+    alctStatus st = alct_loadSolverScene("guards", "guards.yaml", solver, &m, err, sizeof err);
+    ENSURE_MSG(st == ALC_ERR_SCENE && strstr(err, "guards.yaml:4:") && strstr(err, "tet_guards"),
+               "%d: %s", (int)st, err);
+    ENSURE(alct_loadSolverScene("guards", "guards.yaml", "tet_guards: 8", &m, err, sizeof err) ==
+           ALC_OK);
+    ENSURE(m->opt.tetGuards == 8);
+    alc_deleteModel(m);
+    ENSURE(alc_defaultOption().tetGuards == 0);
     return ALC_TEST_PASS;
 }

@@ -118,12 +118,12 @@ typedef enum alctInversion_ {
                              ///< their minimizers can be inverted
 } alctInversion;
 
-/// Where MaxStepSize's inversion bound asks the protected tetrahedra to keep their volume on
-/// the chord from x to xhat (the Newton line search and the moving-boundary placement always
-/// bound the whole segment).
 /// Largest alcOption.tetGuards: guard pairs added at one outer iteration.
 #define ALC_TET_GUARDS_MAX 256
 
+/// Where MaxStepSize's inversion bound asks the protected tetrahedra to keep their volume on
+/// the chord from x to xhat (the Newton line search and the moving-boundary placement always
+/// bound the whole segment).
 typedef enum alctInversionBound_ {
     ALC_INVBOUND_END = 0,  ///< at the end point only: the largest alpha <= the CCD's whose state
                            ///< keeps them above target (the chord may pass through an inversion
