@@ -12,6 +12,7 @@
 #include "alcg_check.cuh"
 #include "alcg_kernel.cuh"
 #include "hd/alcm_distance.h"
+#include "hd/alcm_elastic.h"
 #include "hd/alcm_pair.h"
 #include "reduce.cuh"
 
@@ -141,14 +142,36 @@ static __global__ void activeSet_scatterKernel(const alcgPair* d_pairs, int npai
     d_out[d_scan[t] - nold + d_scan[i]] = P;
 }
 
-/// d and grad d at X per pair (Eq. 10).
-static __global__ void activeSet_linearizeKernel(const double* d_x, alcgPair* d_pairs, int npair) {
+/// d and grad d at X per pair (Eq. 10); a guard's from its tetrahedron's volume.
+static __global__ void activeSet_linearizeKernel(const double* d_x, alcgPair* d_pairs, int npair,
+                                                 const double* d_tetVol, double fraction,
+                                                 double delta) {
     int p = (int)(blockIdx.x * blockDim.x + threadIdx.x);
     if (p >= npair) return;
     alcgPair* P = &d_pairs[p];
     alcV3 x[4];
     for (int a = 0; a < 4; a++) x[a] = alcm_v3_load(d_x + 3 * P->v[a]);
+    if (P->type == ALC_PAIR_TETGUARD) {
+        int t = (int)(P->key - ALC_PAIR_GUARD_KEY(0));
+        P->d = alcm_tet_guardLinearize(x, d_tetVol[t], fraction, delta, P->g);
+        return;
+    }
     P->d = P->type == ALC_PAIR_PT ? alcm_pt_distance(x, P->g) : alcm_ee_distance(x, P->g);
+}
+
+/// One thread: the first pair whose key is not negative (the number of guards).
+static __global__ void activeSet_countGuardsKernel(const alcgPair* d_pairs, int npair, int* d_out) {
+    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    int lo = 0, hi = npair;
+    while (lo < hi) {
+        int mid = (lo + hi) >> 1;
+        if (d_pairs[mid].key < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    *d_out = lo;
 }
 
 extern "C" alctStatus alcg_activeSet_merge(const alcgPair* d_pairs, int npair,
@@ -240,7 +263,8 @@ fail:
 }
 
 extern "C" alctStatus alcg_activeSet_linearize(const double* d_x, alcgPair* d_pairs, int npair,
-                                               alcgStream* s) {
+                                               const double* d_tetVol, double fraction,
+                                               double delta, alcgStream* s) {
     ALCG_RANGE("alcg_activeSet_linearize");
     if (!s) return ALC_ERR_INVALID_ARG;
     if (npair < 0 || (npair > 0 && (!d_x || !d_pairs))) {
@@ -248,9 +272,25 @@ extern "C" alctStatus alcg_activeSet_linearize(const double* d_x, alcgPair* d_pa
     }
     if (npair == 0) return ALC_OK;
     ALCG_LAUNCH(activeSet_linearizeKernel, alcg_blocks(npair, ALCG_BLOCK), ALCG_BLOCK, 0, s->stream,
-                d_x, d_pairs, npair);
+                d_x, d_pairs, npair, d_tetVol, fraction, delta);
     ALCG_LAUNCH_CHECK(s);
     return ALC_OK;
+fail:
+    return ALC_ERR_CUDA;
+}
+
+extern "C" alctStatus alcg_activeSet_countGuards(const alcgPair* d_pairs, int npair, int* d_scratch,
+                                                 int* nguards, alcgStream* s) {
+    ALCG_RANGE("alcg_activeSet_countGuards");
+    if (!s) return ALC_ERR_INVALID_ARG;
+    if (!nguards || npair < 0 || (npair > 0 && (!d_pairs || !d_scratch))) {
+        return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "NULL argument or negative size");
+    }
+    *nguards = 0;
+    if (npair == 0) return ALC_OK;
+    ALCG_LAUNCH(activeSet_countGuardsKernel, 1, 32, 0, s->stream, d_pairs, npair, d_scratch);
+    ALCG_LAUNCH_CHECK(s);
+    return alcg_download(s, nguards, d_scratch, sizeof(int));
 fail:
     return ALC_ERR_CUDA;
 }

@@ -53,14 +53,33 @@ alctStatus alcg_activeSet_merge(const alcgPair* d_pairs, int npair, const alcgCa
                                 alcgStream* s);
 
 /// Linearize the constraints at X, AL paper Eq. 10: d (m) and grad d of every pair, from
-/// alcm_pt_distance / alcm_ee_distance, as alcr_contact_linearize.
-/// @param[in]     d_x      positions X (nvert x 3) (m) [device]
-/// @param[in,out] d_pairs  pairs; d and g written (npair) [device]
-/// @param[in]     npair    pairs
-/// @param[in]     s        stream (last)
+/// alcm_pt_distance / alcm_ee_distance, and a tetrahedron guard's (alcOption.tetGuards) from
+/// alcm_tet_guardLinearize, as alcr_contact_linearize.
+/// @param[in]     d_x       positions X (nvert x 3) (m) [device]
+/// @param[in,out] d_pairs   pairs; d and g written (npair) [device]
+/// @param[in]     npair     pairs
+/// @param[in]     d_tetVol  rest volumes of the tetrahedra (m^3) [device], read by guards only
+/// @param[in]     fraction  the inversion bound's fraction of the current volume (guards)
+/// @param[in]     delta     the contact offset (m) (guards)
+/// @param[in]     s         stream (last)
 /// @return ALC_OK; ALC_ERR_INVALID_ARG; ALC_ERR_CUDA on a failed launch; the message in s->err.
-/// Nullable: d_x and d_pairs when npair is 0
-alctStatus alcg_activeSet_linearize(const double* d_x, alcgPair* d_pairs, int npair, alcgStream* s);
+/// Nullable: d_x and d_pairs when npair is 0; d_tetVol when no pair is a guard
+alctStatus alcg_activeSet_linearize(const double* d_x, alcgPair* d_pairs, int npair,
+                                    const double* d_tetVol, double fraction, double delta,
+                                    alcgStream* s);
+
+/// How many pairs of the active set are tetrahedron guards (alcOption.tetGuards): their keys,
+/// and only theirs, are negative, so they are the sorted set's prefix (a binary search).
+/// @param[in]  d_pairs    pairs in key order (npair) [device]
+/// @param[in]  npair      pairs
+/// @param[in]  d_scratch  one int [device]
+/// @param[out] nguards    the count [host]
+/// @param[in]  s          stream (last)
+/// @return ALC_OK; ALC_ERR_INVALID_ARG; ALC_ERR_CUDA on a failed launch or copy; the message in
+///         s->err.
+/// Nullable: d_pairs and d_scratch when npair is 0
+alctStatus alcg_activeSet_countGuards(const alcgPair* d_pairs, int npair, int* d_scratch,
+                                      int* nguards, alcgStream* s);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,8 @@
 extern "C" {
 #include "alc_internal.h"
 #include "contact_report.h"
+#include "hd/alcm_elastic.h"
+#include "hd/alcm_pairstate.h"
 }
 
 #include "al_contact.h"
@@ -73,6 +75,16 @@ struct Backend {
     int pcgOneBlockRows;  // alcg_pcg_solveWith's crossover (ALC_CUDA_PCG_ONE_BLOCK_ROWS)
     void* d_boundTemp;
     size_t boundBytes;
+    // tetrahedron guards (alcOption.tetGuards; allocated only with the option): each
+    // tetrahedron's bound (ntet), which also serves as the guard count's one-int scratch, and
+    // host copies for the selection and the insertion
+    double* d_guardBound;
+    double* h_guardBound;
+    int* h_guardTets;
+    alcmPair* h_guardPairs;
+    int guardPairCap;
+    int nguards;  // guard pairs in the active set (they sort first)
+
     double* d_red;  // norms scratch
     int* d_diagHist;
     double* d_diagOut;
@@ -213,12 +225,15 @@ void opDestroy(void* be) {
                    B->d_xtilde,  B->d_x,         B->d_xhat,        B->d_p,        B->d_g,
                    B->d_trial,   B->d_rhs,       B->d_target,      B->d_kin,      B->d_Minv,
                    B->d_pcgTemp, B->d_boundTemp, B->d_red,         B->d_diagHist, B->d_diagOut,
-                   B->d_fric};
+                   B->d_fric,    B->d_guardBound};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++) alcg_free(dev[i]);
     alcg_arena_free(B->arena);
     alcg_stream_free(&B->s);
     free(B->h_pairs);
     free(B->h_fric);
+    free(B->h_guardBound);
+    free(B->h_guardTets);
+    free(B->h_guardPairs);
     free(B->h_x);
     free(B->h_xt);
     free(B->h_matFriction);
@@ -229,6 +244,7 @@ void opResetContacts(void* be) {
     Backend* B = (Backend*)be;
     alcg_collide_setPairs(B->C, NULL, 0, &B->s);
     alcg_alContact_incidence(&B->AC, NULL, 0, &B->s);
+    B->nguards = 0;
     B->nfric = 0;
     alcg_friction_incidence(&B->F, NULL, 0, &B->s);
     B->patternDirty = 1;
@@ -269,7 +285,9 @@ alctStatus opBeginStep(void* be, const alciStepInput* in) {
         prm.mu = B->lastMu;
         prm.delta = B->lastDelta;
         alcgFricParams fp = fricParams(B);
-        st = alcg_activeSet_linearize(B->d_xt, p, np, s);
+        // (guards, skipped by the lag, with the delta the reference's pass reads)
+        st = alcg_activeSet_linearize(B->d_xt, p, np, B->mesh.d_tet_vol,
+                                      B->m->opt.inversionFraction, B->cp.delta, s);
         if (st == ALC_OK) {
             st = alcg_friction_lag(&B->F, p, np, &prm, &fp, &B->mats, B->d_fric, &B->nfric, s);
         }
@@ -290,7 +308,8 @@ alctStatus opLinearize(void* be) {
     ALCG_RANGE("ccd");
     int np = 0;
     alcgPair* p = pairs(B, &np);
-    return fail(B, alcg_activeSet_linearize(B->d_x, p, np, &B->s));
+    return fail(B, alcg_activeSet_linearize(B->d_x, p, np, B->mesh.d_tet_vol,
+                                            B->m->opt.inversionFraction, B->cp.delta, &B->s));
 }
 
 alctStatus opAssembleElastic(void* be, alciAssembleOut* out) {
@@ -491,6 +510,63 @@ alctStatus opCollect(void* be, alciCollectOut* out) {
     return fail(B, st);
 }
 
+/// B->nguards from the active set (alcg_activeSet_countGuards); 0 without the option.
+alctStatus countGuards(Backend* B) {
+    B->nguards = 0;
+    if (B->m->opt.tetGuards <= 0) return ALC_OK;
+    int np = 0;
+    alcgPair* p = pairs(B, &np);
+    return alcg_activeSet_countGuards(p, np, (int*)B->d_guardBound, &B->nguards, &B->s);
+}
+
+/// Add the guards of tets[0..n) to the active set, as alcr_contact_addGuards: the set is copied
+/// to the host, the guards are put in their places (alcm_pair_guardSlot, alcm_pair_guardInit),
+/// and the set goes back. That costs a round trip of the active set, taken only where the
+/// inversion bound cut an outer step with the option on. The guards' d and g are set by the
+/// linearization that follows the outer step, as every pair's are (the reference sets them at
+/// once too, and the linearization overwrites them with the same values).
+alctStatus addGuards(Backend* B, const int* tets, int n, int* added) {
+    alcgStream* s = &B->s;
+    *added = 0;
+    int np = 0;
+    alcgPair* p = pairs(B, &np);
+    if (np + n > B->guardPairCap) {
+        int cap = np + n + (np + n) / 2;
+        alcmPair* hp = (alcmPair*)realloc(B->h_guardPairs, sizeof(alcmPair) * (size_t)cap);
+        if (!hp) return ALC_ERROR(B->sim, ALC_ERR_NOMEM, "out of host memory for the guards");
+        B->h_guardPairs = hp;
+        B->guardPairCap = cap;
+    }
+    alcmPair* h = B->h_guardPairs;
+    alctStatus st = np > 0 ? alcg_download(s, h, p, sizeof(alcmPair) * (size_t)np) : ALC_OK;
+    if (st != ALC_OK) return fail(B, st);
+    for (int i = 0; i < n; i++) {
+        int at = alcm_pair_guardSlot(h, np, tets[i]);
+        if (at < 0) continue;  // already guarded
+        memset(&h[at], 0, sizeof h[at]);
+        alcm_pair_guardInit(&h[at], tets[i], B->m->tet_vert + 4 * tets[i]);
+        np++;
+        (*added)++;
+    }
+    if (*added == 0) return ALC_OK;
+    if (np > B->pairCap && !B->sim->def.capacity.growOnOverflow) {
+        return ALC_ERROR(B->sim, ALC_ERR_CAPACITY,
+                         "active pairs and tetrahedron guards exceed capacity %d (raise "
+                         "capacity.contactPairs)",
+                         B->pairCap);
+    }
+    st = alcg_collide_setPairs(B->C, h, np, s);
+    if (st == ALC_OK && np > B->pairCap) {
+        st = sizeForPairs(B, np + np / 2);  // rebuilds the incidences too
+    } else if (st == ALC_OK) {
+        p = pairs(B, &np);
+        st = alcg_alContact_incidence(&B->AC, p, np, s);
+    }
+    B->patternDirty = 1;
+    B->nguards += *added;
+    return fail(B, st);
+}
+
 alctStatus opMergeActive(void* be, int* nactive, int* grown) {
     Backend* B = (Backend*)be;
     ALCG_RANGE("ccd");
@@ -509,18 +585,45 @@ alctStatus opMergeActive(void* be, int* nactive, int* grown) {
         st = alcg_alContact_incidence(&B->AC, p, np, &B->s);
         B->patternDirty = 1;
     }
+    // decayed guards leave with the other pairs
+    if (st == ALC_OK && changed) st = countGuards(B);
     return fail(B, st);
 }
 
 alctStatus opInversionBound(void* be, double fraction, int allTets, int endPoint, double amax,
                             double* alpha, int* guards) {
     Backend* B = (Backend*)be;
-    *guards = 0;  // tetrahedron guards are refused on this backend (alc_makeSim)
+    *guards = 0;
     ALCG_RANGE("ccd");
-    if (!endPoint) return fail(B, tetBound(B, B->d_x, B->d_xhat, fraction, allTets, alpha));
-    size_t tb = B->boundBytes;
-    return fail(B, alcg_tetBound_endStep(&B->mesh, B->d_x, B->d_xhat, fraction, allTets, amax,
-                                         alpha, B->d_boundTemp, &tb, &B->s));
+    alctStatus st;
+    if (!endPoint) {
+        st = tetBound(B, B->d_x, B->d_xhat, fraction, allTets, alpha);
+    } else {
+        size_t tb = B->boundBytes;
+        st = alcg_tetBound_endStep(&B->mesh, B->d_x, B->d_xhat, fraction, allTets, amax, alpha,
+                                   B->d_boundTemp, &tb, &B->s);
+    }
+    if (st != ALC_OK || B->cp.tetGuards <= 0 || !(*alpha < amax)) return fail(B, st);
+    // the tetrahedra that cut the chord join the next subproblems as guards, chosen as
+    // alcr_elastic_limitingTets chooses them: each one's end-point bound at amax
+    const alcModel* m = B->m;
+    int nt = m->ntet;
+    if (!B->h_guardBound) {
+        B->h_guardBound = (double*)malloc(sizeof(double) * (size_t)(nt > 0 ? nt : 1));
+        B->h_guardTets = (int*)malloc(sizeof(int) * ALC_TET_GUARDS_MAX);
+        if (!B->h_guardBound || !B->h_guardTets) {
+            return ALC_ERROR(B->sim, ALC_ERR_NOMEM, "out of host memory for the guards");
+        }
+    }
+    st = alcg_tetBound_perTet(&B->mesh, B->d_x, B->d_xhat, fraction, allTets, amax, B->d_guardBound,
+                              &B->s);
+    if (st == ALC_OK) {
+        st = alcg_download(&B->s, B->h_guardBound, B->d_guardBound, sizeof(double) * (size_t)nt);
+    }
+    if (st != ALC_OK) return fail(B, st);
+    int cap = B->cp.tetGuards < ALC_TET_GUARDS_MAX ? B->cp.tetGuards : ALC_TET_GUARDS_MAX;
+    int n = alcm_tet_guardSelect(B->h_guardBound, nt, amax, B->h_guardTets, cap);
+    return addGuards(B, B->h_guardTets, n, guards);
 }
 
 alctStatus opAdvance(void* be, double alpha) {
@@ -580,7 +683,7 @@ alctStatus opContacts(void* be, alcContact* out, int cap, int* n, double* bodyFo
 int opNactive(void* be) {
     int np = 0;
     pairs((Backend*)be, &np);
-    return np;
+    return np - ((Backend*)be)->nguards;
 }
 
 /// Device bytes of the backend's own arrays (not the modules'), as make allocates them.
@@ -592,7 +695,8 @@ size_t ownBytes(const Backend* B) {
            sizeof(int) * ALCG_DIAG_SCRATCH + 2 * sizeof(double) +
            sizeof(int) * ((size_t)m->nsvert + 2 * (size_t)m->nedge + 3 * (size_t)m->ntri) +
            sizeof(int) * ((size_t)B->n + 3 * (size_t)m->nbody) +
-           sizeof(double) * (size_t)m->nmat * (size_t)m->nmat;
+           sizeof(double) * (size_t)m->nmat * (size_t)m->nmat +
+           (m->opt.tetGuards > 0 ? sizeof(double) * (size_t)(m->ntet > 0 ? m->ntet : 1) : 0);
 }
 
 /// What the device holds for the sim: the arena's chunks.
@@ -632,6 +736,7 @@ alctStatus opSetCarry(void* be, const alcmPair* in, int npair, double lastMu, do
     B->patternDirty = 1;
     B->lastMu = lastMu;
     B->lastDelta = lastDelta;
+    if (st == ALC_OK) st = countGuards(B);
     return fail(B, st);
 }
 
@@ -847,6 +952,10 @@ alctStatus make(Backend* B) {
         B->mesh.d_kin = B->d_kin;
     }
     if (st == ALC_OK) st = upload(B, &B->d_boundTemp, NULL, B->boundBytes);
+    if (st == ALC_OK && m->opt.tetGuards > 0) {
+        st = upload(B, (void**)&B->d_guardBound, NULL,
+                    sizeof(double) * (size_t)(m->ntet > 0 ? m->ntet : 1));
+    }
     if (st == ALC_OK) {
         st = upload(B, (void**)&B->d_red, NULL,
                     sizeof(double) * alcg_stepVec_normsScratch(B->N > 0 ? B->N : 1));

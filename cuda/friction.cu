@@ -59,6 +59,7 @@ static __device__ __forceinline__ double fricCoefficient(const alcgFricMaterials
 static __device__ __forceinline__ int fricLagPair(const alcgPair& P, double force,
                                                   const alcgFricMaterials& mat, double ih2,
                                                   alcgFric* f) {
+    if (P.type == ALC_PAIR_TETGUARD) return 0;  // a volume constraint, not a contact
     double muf = fricCoefficient(mat, P.v, P.type);
     if (!(muf > 0)) return 0;
     double F = ih2 * force;

@@ -13,38 +13,49 @@
 
 #include <cuda_runtime.h>
 
-/// Per tetrahedron: its step bound (the neutral `none` when it is not protected: 1 for the path
-/// bound, alpha for the end-point bound); per block: the minimum. alpha < 0: the path bound.
+/// Tetrahedron t's step bound: the neutral `none` when it is not protected (1 for the path
+/// bound, alpha for the end-point bound); alpha < 0: the path bound.
+static __device__ double tetBound_one(const alcgTetMesh& mesh, const double* d_from,
+                                      const double* d_to, double fraction, int allTets,
+                                      double alpha, int t) {
+    double none = alpha < 0 ? 1.0 : alpha;
+    bool use = t < mesh.ntet && (allTets || mesh.d_tet_model[t] == ALC_MAT_NEOHOOKEAN);
+    if (!use) return none;
+    const int* tv = mesh.d_tet_vert + 4 * t;
+    // tetrahedra moved entirely by drivers are not the solver's to protect
+    if (mesh.d_kin[tv[0]] && mesh.d_kin[tv[1]] && mesh.d_kin[tv[2]] && mesh.d_kin[tv[3]]) {
+        return none;
+    }
+    alcV3 x[4], p[4];
+    for (int k = 0; k < 4; k++) {
+        x[k] = alcm_v3_load(d_from + 3 * tv[k]);
+        p[k] = alcm_v3_sub(alcm_v3_load(d_to + 3 * tv[k]), x[k]);
+    }
+    // inverted or flat tetrahedra have nothing to protect
+    double v6 =
+        alcm_v3_triple(alcm_v3_sub(x[1], x[0]), alcm_v3_sub(x[2], x[0]), alcm_v3_sub(x[3], x[0]));
+    if (!(v6 > 0)) return none;
+    double target = alcm_tet_invTarget(v6, fraction, mesh.d_tet_vol[t]);
+    return alpha < 0 ? alcm_tet_maxStepTo(x, p, target) : alcm_tet_endStepTo(x, p, target, alpha);
+}
+
+/// Per tetrahedron: its step bound (tetBound_one); per block: the minimum.
 static __global__ void tetBound_stepKernel(alcgTetMesh mesh, const double* d_from,
                                            const double* d_to, double fraction, int allTets,
                                            double alpha, double* d_blockMin) {
     __shared__ double red[ALCG_WARP];
     int t = (int)(blockIdx.x * blockDim.x + threadIdx.x);
-    double none = alpha < 0 ? 1.0 : alpha;
-    double a = none;
-    bool use = t < mesh.ntet && (allTets || mesh.d_tet_model[t] == ALC_MAT_NEOHOOKEAN);
-    const int* tv = use ? mesh.d_tet_vert + 4 * t : NULL;
-    // tetrahedra moved entirely by drivers are not the solver's to protect
-    if (use && mesh.d_kin[tv[0]] && mesh.d_kin[tv[1]] && mesh.d_kin[tv[2]] && mesh.d_kin[tv[3]]) {
-        use = false;
-    }
-    if (use) {
-        alcV3 x[4], p[4];
-        for (int k = 0; k < 4; k++) {
-            x[k] = alcm_v3_load(d_from + 3 * tv[k]);
-            p[k] = alcm_v3_sub(alcm_v3_load(d_to + 3 * tv[k]), x[k]);
-        }
-        // inverted or flat tetrahedra have nothing to protect
-        double v6 = alcm_v3_triple(alcm_v3_sub(x[1], x[0]), alcm_v3_sub(x[2], x[0]),
-                                   alcm_v3_sub(x[3], x[0]));
-        if (v6 > 0) {
-            double target = alcm_tet_invTarget(v6, fraction, mesh.d_tet_vol[t]);
-            a = alpha < 0 ? alcm_tet_maxStepTo(x, p, target)
-                          : alcm_tet_endStepTo(x, p, target, alpha);
-        }
-    }
-    double m = alcg_blockMin(a, none, red);
+    double a = tetBound_one(mesh, d_from, d_to, fraction, allTets, alpha, t);
+    double m = alcg_blockMin(a, alpha < 0 ? 1.0 : alpha, red);
     if (threadIdx.x == 0) d_blockMin[blockIdx.x] = m;
+}
+
+/// Per tetrahedron: its step bound, written out.
+static __global__ void tetBound_perTetKernel(alcgTetMesh mesh, const double* d_from,
+                                             const double* d_to, double fraction, int allTets,
+                                             double alpha, double* d_out) {
+    int t = (int)(blockIdx.x * blockDim.x + threadIdx.x);
+    if (t < mesh.ntet) d_out[t] = tetBound_one(mesh, d_from, d_to, fraction, allTets, alpha, t);
 }
 
 /// One block: the minimum of the block minima, at most `none`.
@@ -163,4 +174,25 @@ extern "C" alctStatus alcg_tetBound_endStep(const alcgTetMesh* mesh, const doubl
                        &path, s);
     *alpha = path < amax ? path : amax;
     return st;
+}
+
+extern "C" alctStatus alcg_tetBound_perTet(const alcgTetMesh* mesh, const double* d_from,
+                                           const double* d_to, double fraction, int allTets,
+                                           double alpha, double* d_out, alcgStream* s) {
+    ALCG_RANGE("alcg_tetBound_perTet");
+    if (!s) return ALC_ERR_INVALID_ARG;
+    if (!mesh || mesh->ntet < 0) {
+        return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "NULL argument or negative size");
+    }
+    if (mesh->ntet == 0) return ALC_OK;
+    if (!mesh->d_tet_vert || !mesh->d_tet_vol || !mesh->d_tet_model || !mesh->d_kin || !d_from ||
+        !d_to || !d_out) {
+        return ALCG_FAIL(s, ALC_ERR_INVALID_ARG, "NULL device array");
+    }
+    ALCG_LAUNCH(tetBound_perTetKernel, alcg_blocks(mesh->ntet, ALCG_BLOCK), ALCG_BLOCK, 0,
+                s->stream, *mesh, d_from, d_to, fraction, allTets, alpha, d_out);
+    ALCG_LAUNCH_CHECK(s);
+    return ALC_OK;
+fail:
+    return ALC_ERR_CUDA;
 }

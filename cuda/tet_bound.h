@@ -59,6 +59,27 @@ alctStatus alcg_tetBound_endStep(const alcgTetMesh* mesh, const double* d_from, 
                                  double fraction, int allTets, double amax, double* alpha,
                                  void* d_temp, size_t* temp_bytes, alcgStream* s);
 
+/// Each tetrahedron's own bound, as the reference leaves it in redScratch: with alpha < 0 the
+/// path bound of alcg_tetBound_maxStep (1 where nothing limits), else the end-point bound of one
+/// pass of alcg_tetBound_endStep at alpha (alpha where the end point is valid). The tetrahedra
+/// that cut an outer step, which become guard pairs (alcOption.tetGuards), are selected from
+/// these with alcm_tet_guardSelect, as alcr_elastic_limitingTets does. Skips as
+/// alcg_tetBound_maxStep (a skipped tetrahedron gets the neutral value).
+/// @param[in]  mesh      tetrahedra and kinematic mask
+/// @param[in]  d_from    start positions (nvert x 3) (m) [device]
+/// @param[in]  d_to      end positions (nvert x 3) (m) [device]
+/// @param[in]  fraction  allowed fraction of the current volume, in (0, 1)
+/// @param[in]  allTets   nonzero: protect every tetrahedron
+/// @param[in]  alpha     < 0: the path bound; else the end point at alpha, in [0, 1]
+/// @param[out] d_out     the bounds (ntet) [device]
+/// @param[in]  s         stream (last)
+/// @return ALC_OK; ALC_ERR_INVALID_ARG for a NULL argument or a negative size; ALC_ERR_CUDA on a
+///         failed launch; the message in s->err.
+/// Nullable: the device arrays when ntet is 0
+alctStatus alcg_tetBound_perTet(const alcgTetMesh* mesh, const double* d_from, const double* d_to,
+                                double fraction, int allTets, double alpha, double* d_out,
+                                alcgStream* s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -144,7 +144,8 @@ alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
         }
     }
     if (m->opt.tetGuards > 0) {
-        // the guards live in the reference backend's active set (host/ref/contact_ref.c)
+        // the guards live in the active set of either backend (host/ref/contact_ref.c,
+        // cuda/backend_cuda.cu)
         if (m->opt.contact != ALC_CONTACT_AL && m->opt.contact != ALC_CONTACT_PENALTY) {
             return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
                              "tet_guards needs the 'al' or 'penalty' contact model (the guards "
@@ -153,11 +154,6 @@ alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
         if (m->nrigid > 0) {
             return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
                              "tet_guards has no rigid bodies yet (the model has %d)", m->nrigid);
-        }
-        if (def->backend == ALC_BACKEND_CUDA) {
-            return ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
-                             "tet_guards runs on the reference backend only so far "
-                             "(--backend ref)");
         }
     }
     if (def->backend < ALC_BACKEND_AUTO || def->backend > ALC_BACKEND_CUDA) {
@@ -183,7 +179,7 @@ alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
                    m->opt.contact != ALC_CONTACT_IPC && m->opt.contact != ALC_CONTACT_MLCP_CR &&
                    m->opt.contact != ALC_CONTACT_PENALTY_DS &&
                    m->opt.linearSolver == ALC_LINSOLVE_PCG && !m->opt.hessianReuse &&
-                   m->nrigid == 0 && m->opt.tetGuards == 0;
+                   m->nrigid == 0;
         backend = cuda ? ALC_BACKEND_CUDA : ALC_BACKEND_REF;
     }
     sim->backend = backend;

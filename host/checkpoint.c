@@ -550,13 +550,6 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
                  (p == 0 || pairs[p - 1].key < P->key);
         for (int a = 0; a < 4; a++) ok = ok && P->v[a] >= 0 && P->v[a] < m->nvert;
         if (!ok) st = ALC_ERROR(sim, ALC_ERR_IO, "%s: contact pair %d is malformed", what, p);
-        if (ok && guard && sim->backend != ALC_BACKEND_REF) {
-            // a checkpoint of a reference run with solver.tet_guards
-            st = ALC_ERROR(sim, ALC_ERR_UNSUPPORTED,
-                           "%s: the active set holds tetrahedron guards (solver.tet_guards), "
-                           "which only the reference backend runs",
-                           what);
-        }
     }
     if (st == ALC_OK && sim->contactCap < ncontact) {
         alcContact* c = (alcContact*)realloc(sim->contacts, sizeof(alcContact) * (size_t)ncontact);

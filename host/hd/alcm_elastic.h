@@ -716,4 +716,30 @@ ALC_HD double alcm_tet_guardLinearize(const alcV3 x[4], double restVol, double f
     return (v6 - target) / S + delta;
 }
 
+/// The tetrahedra that become guards when the inversion bound cuts an outer step below amax
+/// (alcOption.tetGuards): those whose own bound is below amax, the smallest bound first (ties by
+/// index), at most cap of them. Both backends select with it from their per-tetrahedron bounds,
+/// so that they guard the same tetrahedra in the same order.
+/// @param[in]  bound  each tetrahedron's own largest alpha, at most amax (ntet)
+/// @param[in]  ntet   tetrahedra
+/// @param[in]  amax   the alpha the CCD allowed
+/// @param[out] out    the selected tetrahedra (cap)
+/// @param[in]  cap    the most to select, >= 0
+/// @return how many were selected.
+ALC_HD int alcm_tet_guardSelect(const double* bound, int ntet, double amax, int* out, int cap) {
+    int n = 0;
+    for (int t = 0; t < ntet; t++) {
+        if (!(bound[t] < amax)) continue;
+        // insertion into out, kept sorted by (bound, index), at most cap long
+        int at = n < cap ? n : cap;
+        while (at > 0 && bound[out[at - 1]] > bound[t]) at--;
+        if (at >= cap) continue;
+        int last = n < cap ? n : cap - 1;
+        for (int i = last; i > at; i--) out[i] = out[i - 1];
+        out[at] = t;
+        if (n < cap) n++;
+    }
+    return n;
+}
+
 #endif  // ALC_HD_ALCM_ELASTIC_H_

@@ -6,6 +6,7 @@
 #define ALC_HD_ALCM_PAIRSTATE_H_
 
 #include "alcm_base.h"
+#include "alcm_pair.h"
 
 /// An active contact pair with its AL state and its linearization at X.
 typedef struct alcmPair_ {
@@ -36,6 +37,36 @@ typedef struct alcmFric_ {
     int reversed;     ///< 1 when a line-search trial since the last assembly reversed the pair's
                       ///< slip: the next assembly takes its secant stiffness (alcm_fric_Ksecant)
 } alcmFric;
+
+/// Make room for the guard of tetrahedron t (alcOption.tetGuards) in the active set
+/// pairs[0..npair), which is sorted by key: the pairs from its place on move up by one. Guards
+/// sort before every contact pair, so the place is found by a scan of the guards only. The
+/// caller zeroes the slot (padding included) and fills it with alcm_pair_guardInit; both
+/// backends insert with the two.
+/// @param pairs  the active set, with room for npair + 1 pairs
+/// @param npair  pairs in it
+/// @param t      the tetrahedron
+/// @return the guard's index, or -1 when t is already guarded (nothing moves).
+ALC_HD int alcm_pair_guardSlot(alcmPair* pairs, int npair, int t) {
+    long long key = ALC_PAIR_GUARD_KEY(t);
+    int at = 0;
+    while (at < npair && pairs[at].key < key) at++;
+    if (at < npair && pairs[at].key == key) return -1;
+    for (int i = npair; i > at; i--) pairs[i] = pairs[i - 1];
+    return at;
+}
+
+/// A new guard of tetrahedron t with vertices tv in a zeroed slot: lambda 0, gamma 1, the
+/// common mu; its d and g are set by the next linearization (alcm_tet_guardLinearize).
+/// @param P   the zeroed slot (alcm_pair_guardSlot)
+/// @param t   the tetrahedron
+/// @param tv  its four vertices
+ALC_HD void alcm_pair_guardInit(alcmPair* P, int t, const int tv[4]) {
+    P->key = ALC_PAIR_GUARD_KEY(t);
+    P->type = ALC_PAIR_TETGUARD;
+    for (int a = 0; a < 4; a++) P->v[a] = tv[a];
+    P->gamma = 1;
+}
 
 /// The penalty stiffness of one pair: mu times its boost (alcm_pair_alUpdate raises it for a
 /// pair whose constraint the subproblem keeps violating). Every term of the pair (its energy

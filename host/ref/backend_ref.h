@@ -329,6 +329,8 @@ void alcr_contact_linearize(alcrBackend* B);
 alctStatus alcr_contact_addGuards(alcrBackend* B, const int* tets, int n, int* added);
 /// Guard pairs in the active set (they sort first).
 int alcr_contact_nguards(const alcrBackend* B);
+/// 1 when tetrahedron t has a guard pair in the active set.
+int alcr_contact_guarded(const alcrBackend* B, int t);
 /// Copy the active set out (pairs NULL: count only); ALC_ERR_CAPACITY when cap is short.
 alctStatus alcr_contact_getCarry(alcrBackend* B, alcrPair* pairs, int cap, int* npair);
 /// Replace the active set (growing the buffers), clear the friction pairs, mark the pattern.

@@ -205,11 +205,7 @@ static double guardLinearize(const alcrBackend* B, alcrPair* P, const alcV3 x[4]
 alctStatus alcr_contact_addGuards(alcrBackend* B, const int* tets, int n, int* added) {
     *added = 0;
     for (int i = 0; i < n; i++) {
-        long long key = ALC_PAIR_GUARD_KEY(tets[i]);
-        // guards sort first (negative keys): find the place among them
-        int at = 0;
-        while (at < B->npair && B->pairs[at].key < key) at++;
-        if (at < B->npair && B->pairs[at].key == key) continue;  // already guarded
+        if (alcr_contact_guarded(B, tets[i])) continue;
         if (B->npair >= B->pairCap) {
             int cap = B->pairCap + B->pairCap / 2;
             if (!B->sim->def.capacity.growOnOverflow || growPairs(B, cap) != ALC_OK) {
@@ -221,13 +217,9 @@ alctStatus alcr_contact_addGuards(alcrBackend* B, const int* tets, int n, int* a
             // not counted in bufferGrows (that statistic comes from the merge): nothing is
             // redone here, the buffers only grow
         }
-        memmove(B->pairs + at + 1, B->pairs + at, sizeof(alcrPair) * (size_t)(B->npair - at));
-        alcrPair* P = &B->pairs[at];
+        alcrPair* P = &B->pairs[alcm_pair_guardSlot(B->pairs, B->npair, tets[i])];
         memset(P, 0, sizeof *P);
-        P->key = key;
-        P->type = ALCR_TETGUARD;
-        memcpy(P->v, B->m->tet_vert + 4 * tets[i], sizeof P->v);
-        P->gamma = 1;
+        alcm_pair_guardInit(P, tets[i], B->m->tet_vert + 4 * tets[i]);
         alcV3 x[4];
         loadStencil(B->x, P->v, x);
         P->d = guardLinearize(B, P, x);
@@ -239,6 +231,14 @@ alctStatus alcr_contact_addGuards(alcrBackend* B, const int* tets, int n, int* a
         B->patternDirty = 1;
     }
     return ALC_OK;
+}
+
+int alcr_contact_guarded(const alcrBackend* B, int t) {
+    long long key = ALC_PAIR_GUARD_KEY(t);
+    for (int p = 0; p < B->npair && B->pairs[p].key <= key; p++) {
+        if (B->pairs[p].key == key) return 1;
+    }
+    return 0;
 }
 
 int alcr_contact_nguards(const alcrBackend* B) {

@@ -303,20 +303,8 @@ static double tetPass(alcrBackend* B, const double* from, const double* to, doub
 int alcr_elastic_limitingTets(alcrBackend* B, double fraction, int allTets, double amax, int* out,
                               int cap) {
     tetPass(B, B->x, B->xhat, fraction, allTets, amax);
-    const double* bound = B->redScratch;  // each tetrahedron's own largest alpha <= amax
-    int n = 0;
-    for (int t = 0; t < B->m->ntet; t++) {
-        if (!(bound[t] < amax)) continue;
-        // insertion into out, kept sorted by (bound, index), at most cap long
-        int at = n < cap ? n : cap;
-        while (at > 0 && bound[out[at - 1]] > bound[t]) at--;
-        if (at >= cap) continue;
-        int last = n < cap ? n : cap - 1;
-        for (int i = last; i > at; i--) out[i] = out[i - 1];
-        out[at] = t;
-        if (n < cap) n++;
-    }
-    return n;
+    // each tetrahedron's own largest alpha <= amax
+    return alcm_tet_guardSelect(B->redScratch, B->m->ntet, amax, out, cap);
 }
 
 double alcr_elastic_maxStep(alcrBackend* B, const double* from, const double* to, double fraction,

@@ -249,7 +249,7 @@ typedef struct alcOption_ {
                                ///< an outer step, up to this many of the tetrahedra that cut it
                                ///< join the subproblem as linearized volume constraints
                                ///< (alcm_tet_guardLinearize; docs/architecture.md); 0 = off,
-                               ///< reference backend only, no rigid bodies; default 0
+                               ///< both backends, no rigid bodies; default 0
     int mlcpPrecond;           ///< mlcp-cr model: alctMlcpPrecond; default ALC_MLCP_FULL
     double mlcpGapTol;         ///< mlcp-cr model: how far a contact's distance may end from
                                ///< delta (below it, or above it with a positive multiplier), as a

@@ -120,7 +120,7 @@ static int mergeCase(alctContact* c, const char* label) {
     }
     // linearization at X (Eq. 10)
     alcr_contact_linearize(B);
-    ENSURE_OK(alcg_activeSet_linearize(c->d_x, d_out, nref, &c->s));
+    ENSURE_OK(alcg_activeSet_linearize(c->d_x, d_out, nref, NULL, 0, 0, &c->s));
     ENSURE_OK(alcg_download(&c->s, h1, d_out, sizeof(alcgPair) * (size_t)nref));
     double maxDiff = 0;
     for (int p = 0; p < nref; p++) {

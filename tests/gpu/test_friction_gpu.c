@@ -325,7 +325,7 @@ static int sceneCases(const char* scene, int steps, Tally* T) {
              alcg_upload(s, D.d_vertBody, m->vert_body, sizeof(int) * (size_t)n) == ALC_OK &&
              alcg_upload(s, D.d_bodyMat, m->body_mat, sizeof(int) * (size_t)m->nbody) == ALC_OK &&
              alcg_upload(s, D.d_matFric, m->mat_friction, sizeof(double) * nm) == ALC_OK &&
-             alcg_activeSet_linearize(D.d_xt, D.d_pairs, npair, s) == ALC_OK;
+             alcg_activeSet_linearize(D.d_xt, D.d_pairs, npair, NULL, 0, 0, s) == ALC_OK;
     ENSURE_MSG(ok, "%s: device setup: %s", scene, s->err);
     alcgAlParams prm;
     memset(&prm, 0, sizeof prm);

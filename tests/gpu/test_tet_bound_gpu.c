@@ -1,11 +1,14 @@
 // cuda/tet_bound.cu against alcr_elastic_maxStep and alcr_elastic_endStep (host/ref/
 // elastic_ref.c): the bound over all tetrahedra, per tetrahedron (the reference leaves its
-// per-tetrahedron values in B->redScratch) for a sample, and the end-point bound below three
-// caps, on scene and random motions.
+// per-tetrahedron values in B->redScratch) for a sample and, through alcg_tetBound_perTet, for
+// all, the end-point bound below three caps, and the tetrahedra that would become guards
+// (alcr_elastic_limitingTets against alcm_tet_guardSelect on the device's bounds), on scene and
+// random motions.
 #include "../../cuda/tet_bound.h"
 #include "../test_macros.h"
 #include "alc_internal.h"
 #include "gpu_fixture.h"
+#include "hd/alcm_elastic.h"
 #include "ref/backend_ref.h"
 
 #include <math.h>
@@ -36,6 +39,9 @@ typedef struct {
     unsigned char* d_kin;
     double* d_from;
     double* d_to;
+    double* d_bound;  // alcg_tetBound_perTet's output (ntet)
+    double* h_bound;  // its host copy
+    int* h_sel[2];    // guard selections: the reference's, the device's (ntet each)
     void* d_temp;
     size_t tempBytes;
 } Dev;
@@ -50,11 +56,16 @@ static int devMake(Dev* D, const alcModel* m, const alcrBackend* B) {
              alcg_malloc(&D->s, (void**)&D->d_kin, (size_t)m->nvert) == ALC_OK &&
              alcg_malloc(&D->s, (void**)&D->d_from, sizeof(double) * N) == ALC_OK &&
              alcg_malloc(&D->s, (void**)&D->d_to, sizeof(double) * N) == ALC_OK &&
+             alcg_malloc(&D->s, (void**)&D->d_bound, sizeof(double) * (nt ? nt : 1)) == ALC_OK &&
              alcg_upload(&D->s, D->d_tet_vert, m->tet_vert, sizeof(int) * 4 * nt) == ALC_OK &&
              alcg_upload(&D->s, D->d_tet_vol, m->tet_vol, sizeof(double) * nt) == ALC_OK &&
              alcg_upload(&D->s, D->d_tet_model, B->tetModel, sizeof(int) * nt) == ALC_OK &&
              alcg_upload(&D->s, D->d_kin, B->kin, (size_t)m->nvert) == ALC_OK;
     if (!ok) return 0;
+    D->h_bound = (double*)malloc(sizeof(double) * (nt ? nt : 1));
+    D->h_sel[0] = (int*)malloc(sizeof(int) * (nt ? nt : 1));
+    D->h_sel[1] = (int*)malloc(sizeof(int) * (nt ? nt : 1));
+    if (!D->h_bound || !D->h_sel[0] || !D->h_sel[1]) return 0;
     D->mesh.ntet = m->ntet;
     D->mesh.d_tet_vert = D->d_tet_vert;
     D->mesh.d_tet_vol = D->d_tet_vol;
@@ -74,6 +85,10 @@ static void devFree(Dev* D) {
     alcg_free(D->d_kin);
     alcg_free(D->d_from);
     alcg_free(D->d_to);
+    alcg_free(D->d_bound);
+    free(D->h_bound);
+    free(D->h_sel[0]);
+    free(D->h_sel[1]);
     alcg_free(D->d_temp);
     alcg_stream_free(&D->s);
 }
@@ -82,11 +97,28 @@ static int sameBound(double dev, double host) {
     return fabs(dev - host) <= BOUND_RTOL * fabs(host);
 }
 
+/// alcg_tetBound_perTet (alpha < 0: the path bound) against the reference's per-tetrahedron
+/// values, which B->redScratch holds from its last pass at the same alpha.
+static int comparePerTet(Dev* D, const alcrBackend* B, double fraction, int allTets, double alpha,
+                         const char* label) {
+    int nt = B->m->ntet;
+    ENSURE_MSG(alcg_tetBound_perTet(&D->mesh, D->d_from, D->d_to, fraction, allTets, alpha,
+                                    D->d_bound, &D->s) == ALC_OK,
+               "%s: %s", label, D->s.err);
+    ENSURE_OK(alcg_download(&D->s, D->h_bound, D->d_bound, sizeof(double) * (size_t)nt));
+    for (int t = 0; t < nt; t++) {
+        ENSURE_MSG(sameBound(D->h_bound[t], B->redScratch[t]),
+                   "%s allTets %d alpha %g: tet %d bound %.17g, host %.17g", label, allTets, alpha,
+                   t, D->h_bound[t], B->redScratch[t]);
+    }
+    return ALC_TEST_PASS;
+}
+
 /// Bound from -> to on both sides (all tetrahedra, then the limiting one and `samples` others one
 /// at a time).
 static int compareBound(Dev* D, alcrBackend* B, const double* from, const double* to,
                         double fraction, int allTets, int samples, const char* label, int* limited,
-                        int* further) {
+                        int* further, int* guards) {
     const alcModel* m = B->m;
     size_t N = 3 * (size_t)m->nvert;
     ENSURE_OK(alcg_upload(&D->s, D->d_from, from, sizeof(double) * N));
@@ -98,6 +130,8 @@ static int compareBound(Dev* D, alcrBackend* B, const double* from, const double
                "%s: %s", label, D->s.err);
     ENSURE_MSG(sameBound(dev, ref), "%s allTets %d: bound %.17g, host %.17g", label, allTets, dev,
                ref);
+    int r = comparePerTet(D, B, fraction, allTets, -1.0, label);
+    if (r != ALC_TEST_PASS) return r;
     // one tetrahedron at a time: the limiting one, then a sample
     int nt = m->ntet, argmin = 0;
     for (int t = 0; t < nt; t++) {
@@ -133,6 +167,34 @@ static int compareBound(Dev* D, alcrBackend* B, const double* from, const double
         ENSURE_MSG(eref <= caps[j] && eref >= path * (1 - 1e-6), "%s: end %.17g, path %.17g", label,
                    eref, path);
         *further += eref > path * (1 + 1e-6);
+        // the tetrahedra that cut a chord stopped below the cap, as guards would be chosen
+        // (alcr_elastic_limitingTets reads the chord X -> XHAT): the same per-tetrahedron
+        // bounds, and the same selection, in the same order, at two guard caps
+        memcpy(B->x, from, sizeof(double) * N);
+        memcpy(B->xhat, to, sizeof(double) * N);
+        static const int guardCaps[2] = {4, 64};
+        for (int g = 0; g < 2; g++) {
+            int nref =
+                alcr_elastic_limitingTets(B, fraction, allTets, caps[j], D->h_sel[0], guardCaps[g]);
+            r = comparePerTet(D, B, fraction, allTets, caps[j], label);
+            if (r != ALC_TEST_PASS) return r;
+            int ndev =
+                alcm_tet_guardSelect(D->h_bound, m->ntet, caps[j], D->h_sel[1], guardCaps[g]);
+            ENSURE_MSG(ndev == nref && nref <= guardCaps[g], "%s cap %g: %d guards, host %d", label,
+                       caps[j], ndev, nref);
+            ENSURE_MSG((eref < caps[j]) == (nref > 0), "%s cap %g: end bound %.17g, %d guards",
+                       label, caps[j], eref, nref);
+            for (int i = 0; i < nref; i++) {
+                // on a device the bounds agree to BOUND_RTOL, so near-ties may swap places
+                int same = D->h_sel[1][i] == D->h_sel[0][i] ||
+                           (BOUND_RTOL > 0 &&
+                            sameBound(D->h_bound[D->h_sel[1][i]], B->redScratch[D->h_sel[0][i]]));
+                ENSURE_MSG(same, "%s cap %g: guard %d is tet %d, host %d", label, caps[j], i,
+                           D->h_sel[1][i], D->h_sel[0][i]);
+                if (i > 0) ENSURE(D->h_bound[D->h_sel[1][i - 1]] <= D->h_bound[D->h_sel[1][i]]);
+            }
+            *guards += nref;
+        }
     }
     return ALC_TEST_PASS;
 }
@@ -154,7 +216,7 @@ static int motionCases(alcrBackend* B, const alctMotion* mo, const char* label) 
     size /= m->ntet > 0 ? m->ntet : 1;
     static const double scales[5] = {0.25, 1.0, 4.0, 1.0, 0.0};
     unsigned long long seed = 12345;
-    int limited = 0, further = 0;
+    int limited = 0, further = 0, guards = 0;
     double c[3] = {0, 0, 0};
     for (int v = 0; v < m->nvert; v++) {
         for (int j = 0; j < 3; j++) c[j] += mo->x0[3 * v + j] / m->nvert;
@@ -185,13 +247,14 @@ static int motionCases(alcrBackend* B, const alctMotion* mo, const char* label) 
         }
         for (int allTets = 0; allTets < 2; allTets++) {
             int r = compareBound(&D, B, mo->x0, to, m->opt.inversionFraction, allTets,
-                                 k >= 3 ? SAMPLES : 0, label, &limited, &further);
+                                 k >= 3 ? SAMPLES : 0, label, &limited, &further, &guards);
             if (r != ALC_TEST_PASS) return r;
         }
     }
-    alct_note("%-18s %6d tets, %d of 10 bounds below 1, %d of 30 end points further", label,
-              m->ntet, limited, further);
+    alct_note("%-18s %6d tets, %d of 10 bounds below 1, %d of 30 end points further, %d guards",
+              label, m->ntet, limited, further, guards);
     ENSURE(further >= 2);  // the turn's end points, at least, are past the dip
+    ENSURE(guards > 0);    // the jittered motions cut the chord
     free(to);
     devFree(&D);
     return ALC_TEST_PASS;
