@@ -76,8 +76,7 @@ struct Backend {
     void* d_boundTemp;
     size_t boundBytes;
     // tetrahedron guards (alcOption.tetGuards; allocated only with the option): each
-    // tetrahedron's bound (ntet), which also serves as the guard count's one-int scratch, and
-    // host copies for the selection and the insertion
+    // tetrahedron's bound (ntet), and host copies for the selection and the insertion
     double* d_guardBound;
     double* h_guardBound;
     int* h_guardTets;
@@ -510,13 +509,13 @@ alctStatus opCollect(void* be, alciCollectOut* out) {
     return fail(B, st);
 }
 
-/// B->nguards from the active set (alcg_activeSet_countGuards); 0 without the option.
+/// B->nguards from the active set (alcg_activeSet_countGuards), whatever the option says: a
+/// checkpoint may bring guards into a sim made without it. The one-int scratch is the
+/// inversion bound's, which no other call uses meanwhile.
 alctStatus countGuards(Backend* B) {
-    B->nguards = 0;
-    if (B->m->opt.tetGuards <= 0) return ALC_OK;
     int np = 0;
     alcgPair* p = pairs(B, &np);
-    return alcg_activeSet_countGuards(p, np, (int*)B->d_guardBound, &B->nguards, &B->s);
+    return alcg_activeSet_countGuards(p, np, (int*)B->d_boundTemp, &B->nguards, &B->s);
 }
 
 /// Add the guards of tets[0..n) to the active set, as alcr_contact_addGuards: the set is copied
@@ -586,7 +585,7 @@ alctStatus opMergeActive(void* be, int* nactive, int* grown) {
         B->patternDirty = 1;
     }
     // decayed guards leave with the other pairs
-    if (st == ALC_OK && changed) st = countGuards(B);
+    if (st == ALC_OK && B->nguards > 0) st = countGuards(B);
     return fail(B, st);
 }
 
@@ -608,12 +607,14 @@ alctStatus opInversionBound(void* be, double fraction, int allTets, int endPoint
     // alcr_elastic_limitingTets chooses them: each one's end-point bound at amax
     const alcModel* m = B->m;
     int nt = m->ntet;
-    if (!B->h_guardBound) {
-        B->h_guardBound = (double*)malloc(sizeof(double) * (size_t)(nt > 0 ? nt : 1));
-        B->h_guardTets = (int*)malloc(sizeof(int) * ALC_TET_GUARDS_MAX);
-        if (!B->h_guardBound || !B->h_guardTets) {
-            return ALC_ERROR(B->sim, ALC_ERR_NOMEM, "out of host memory for the guards");
-        }
+    size_t bytes = sizeof(double) * (size_t)(nt > 0 ? nt : 1);
+    // allocated by make with the option; here when it was set on the model after make
+    if (!B->d_guardBound) st = upload(B, (void**)&B->d_guardBound, NULL, bytes);
+    if (st != ALC_OK) return fail(B, st);
+    if (!B->h_guardBound) B->h_guardBound = (double*)malloc(bytes);
+    if (!B->h_guardTets) B->h_guardTets = (int*)malloc(sizeof(int) * ALC_TET_GUARDS_MAX);
+    if (!B->h_guardBound || !B->h_guardTets) {
+        return ALC_ERROR(B->sim, ALC_ERR_NOMEM, "out of host memory for the guards");
     }
     st = alcg_tetBound_perTet(&B->mesh, B->d_x, B->d_xhat, fraction, allTets, amax, B->d_guardBound,
                               &B->s);
