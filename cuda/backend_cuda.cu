@@ -509,9 +509,9 @@ alctStatus opCollect(void* be, alciCollectOut* out) {
     return fail(B, st);
 }
 
-/// B->nguards from the active set (alcg_activeSet_countGuards), whatever the option says: a
-/// checkpoint may bring guards into a sim made without it. The one-int scratch is the
-/// inversion bound's, which no other call uses meanwhile.
+/// B->nguards from the device's active set after a merge, which may drop decayed guards
+/// (alcg_activeSet_countGuards). The one-int scratch is the inversion bound's, which no other
+/// call uses meanwhile.
 alctStatus countGuards(Backend* B) {
     int np = 0;
     alcgPair* p = pairs(B, &np);
@@ -737,7 +737,10 @@ alctStatus opSetCarry(void* be, const alcmPair* in, int npair, double lastMu, do
     B->patternDirty = 1;
     B->lastMu = lastMu;
     B->lastDelta = lastDelta;
-    if (st == ALC_OK) st = countGuards(B);
+    // the guards, which a checkpoint may bring into a sim made without the option, are the
+    // host copy's prefix of negative keys: counted here, with no device pass
+    B->nguards = 0;
+    while (st == ALC_OK && B->nguards < npair && in[B->nguards].key < 0) B->nguards++;
     return fail(B, st);
 }
 
