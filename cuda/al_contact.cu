@@ -150,7 +150,7 @@ static __global__ void alContact_updateKernel(alcgPair* d_pairs, int npair, alcg
     if (p >= npair) return;
     alcgPair* P = &d_pairs[p];
     alcm_pair_alUpdate(P, alConstraint(*P, prm.delta, d_xhat, d_x), prm.mu, prm.penalty, prm.decay,
-                       prm.delta, prm.pairMuGrowth, prm.pairMuMax);
+                       prm.delta, prm.pairMuGrowth, prm.pairMuMax, prm.lambdaCredit);
 }
 
 /// Thread p: the normal force times h^2 (Eq. 23 as alcr_contact_normalForce).

@@ -37,6 +37,7 @@ typedef struct alcgAlParams_ {
     double flipDepth;     ///< how far past its kink a pair must land to count as a flip (m)
     double pairMuGrowth;  ///< growth of a violated pair's own penalty (alcm_pair_alUpdate)
     double pairMuMax;     ///< the largest multiple of mu a pair's penalty reaches
+    double lambdaCredit;  ///< the most violation a multiplier update credits (m); 0: no limit
 } alcgAlParams;
 
 /// Device scratch of the AL contact terms, sized at make time for a pair capacity (nothing

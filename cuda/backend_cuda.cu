@@ -121,6 +121,7 @@ alcgAlParams alParams(const Backend* B) {
     p.flipDepth = B->cp.flipDepth;
     p.pairMuGrowth = B->cp.pairMuGrowth;
     p.pairMuMax = B->cp.pairMuMax;
+    p.lambdaCredit = B->cp.lambdaCredit;
     return p;
 }
 

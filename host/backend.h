@@ -49,6 +49,8 @@ typedef struct alciContactParams_ {
                           // (alcm_fric_Ksecant); 0: the exact Hessian (the IPC model)
     int tetGuards;        // alcOption.tetGuards: tetrahedra that cut an outer step through the
                           // inversion bound become guard pairs, at most this many a time
+    double lambdaCredit;  // the most violation the next multiplier update credits a pair (m;
+                          // alcm_pair_alUpdate); 0: no limit. host/step.c sets it per update
 } alciContactParams;
 
 /// Result of assembleElastic.

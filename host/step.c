@@ -122,6 +122,7 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
     double noiseP = 8 * DBL_EPSILON * (xscale > 0 ? xscale : 1);
     int freeRigid = 0;  // rigid bodies that move in the solve (not kinematic this step)
     for (int r = 0; r < m->nrigid; r++) freeRigid += !sim->rigidKin[r];
+    int ended = 0;  // the subproblem ended before its Newton cap (converged, or no descent)
     for (int it = 0; it < o->maxNewton; it++) {
         st = alci_cancelled(sim, d, "Newton iteration", s->newton);
         if (st != ALC_OK) return st;
@@ -203,6 +204,7 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
                           "line search found no decrease of L after %d halvings (G.p = %g, L = %g)",
                           o->lsMaxIter, sout.gDotP, L0);
             }
+            ended = 1;
             break;
         }
         // a full Newton step ends the subproblem (line 16) when no pair crossed its kink in it
@@ -249,10 +251,21 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
             haveLNext = 0;
             continue;
         }
-        if (done) break;
+        if (done) {
+            ended = 1;
+            break;
+        }
     }
-    // slack, multiplier and decay updates (lines 20-29)
+    // slack, multiplier and decay updates (lines 20-29). After a subproblem cut off at the
+    // Newton cap, a pair's multiplier is credited at most delta of the violation the iterate
+    // leaves (alcm_pair_alUpdate): on IPC's dolphin, full credit from such iterates drove the
+    // multipliers without bound where the linearized constraints conflict (issue 14)
     if (contact) {
+        double credit = ended ? 0 : cp->delta;
+        if (cp->lambdaCredit != credit) {
+            cp->lambdaCredit = credit;
+            ops->setContactParams(be, cp);
+        }
         st = ops->alUpdate(be);
         if (st != ALC_OK) return st;
     }

@@ -29,40 +29,52 @@ ALC_TEST(pairPenalty_update) {
     alcmPair P = pairWith(0, 1);
     ENSURE(alcm_pair_mu(&P, mu) == mu);
     // active and violated by more than delta: Eq. 13 with the pair's mu, then the mu doubles
-    alcm_pair_alUpdate(&P, -2e-3, mu, 0, decay, delta, 2, 8);
+    alcm_pair_alUpdate(&P, -2e-3, mu, 0, decay, delta, 2, 8, 0);
     ENSURE(P.lambda == mu * 2e-3 && P.gamma == 1 && P.c == -2e-3);
     ENSURE(alcm_pair_mu(&P, mu) == 2 * mu);
-    alcm_pair_alUpdate(&P, -3e-3, mu, 0, decay, delta, 2, 8);
+    alcm_pair_alUpdate(&P, -3e-3, mu, 0, decay, delta, 2, 8, 0);
     ENSURE_MSG(fabs(P.lambda - (mu * 2e-3 + 2 * mu * 3e-3)) < 1e-15, "lambda %.17g", P.lambda);
     ENSURE(alcm_pair_mu(&P, mu) == 4 * mu);
     // up to the cap
-    alcm_pair_alUpdate(&P, -3e-3, mu, 0, decay, delta, 2, 8);
-    alcm_pair_alUpdate(&P, -3e-3, mu, 0, decay, delta, 2, 8);
+    alcm_pair_alUpdate(&P, -3e-3, mu, 0, decay, delta, 2, 8, 0);
+    alcm_pair_alUpdate(&P, -3e-3, mu, 0, decay, delta, 2, 8, 0);
     ENSURE(alcm_pair_mu(&P, mu) == 8 * mu);
     // violated by less than delta: the multiplier moves, the mu does not
     double lam = P.lambda;
-    alcm_pair_alUpdate(&P, -5e-4, mu, 0, decay, delta, 2, 8);
+    alcm_pair_alUpdate(&P, -5e-4, mu, 0, decay, delta, 2, 8, 0);
     ENSURE(P.lambda == lam + 8 * mu * 5e-4 && alcm_pair_mu(&P, mu) == 8 * mu);
     // inactive (c beyond lambda / mu): the multiplier drops, gamma decays, the pair keeps its mu
-    alcm_pair_alUpdate(&P, 1.0, mu, 0, decay, delta, 2, 8);
+    alcm_pair_alUpdate(&P, 1.0, mu, 0, decay, delta, 2, 8, 0);
     ENSURE(P.lambda == 0 && P.gamma == decay && alcm_pair_mu(&P, mu) == 8 * mu);
     // still violated by more than delta, but ten times less than the pair's stored c (here the
     // last update's; in a run the last assembly's): converging, the mu stays (ALC_PAIR_MU_SHRINK)
     alcmPair S = pairWith(0, 1);
-    alcm_pair_alUpdate(&S, -2e-2, mu, 0, decay, delta, 2, 8);
+    alcm_pair_alUpdate(&S, -2e-2, mu, 0, decay, delta, 2, 8, 0);
     ENSURE(alcm_pair_mu(&S, mu) == 2 * mu);
-    alcm_pair_alUpdate(&S, -1.5e-3, mu, 0, decay, delta, 2, 8);
+    alcm_pair_alUpdate(&S, -1.5e-3, mu, 0, decay, delta, 2, 8, 0);
     ENSURE(alcm_pair_mu(&S, mu) == 2 * mu && S.c == -1.5e-3);
-    alcm_pair_alUpdate(&S, -1.4e-3, mu, 0, decay, delta, 2, 8);  // no longer shrinking: grows
+    alcm_pair_alUpdate(&S, -1.4e-3, mu, 0, decay, delta, 2, 8, 0);  // no longer shrinking: grows
     ENSURE(alcm_pair_mu(&S, mu) == 4 * mu);
     // growth 1: the paper's common mu
     alcmPair Q = pairWith(0, 1);
-    alcm_pair_alUpdate(&Q, -5e-3, mu, 0, decay, delta, 1, 8);
+    alcm_pair_alUpdate(&Q, -5e-3, mu, 0, decay, delta, 1, 8, 0);
     ENSURE(Q.lambda == mu * 5e-3 && alcm_pair_mu(&Q, mu) == mu);
     // the penalty ablation: no multiplier, no growth
     alcmPair R = pairWith(0, 1);
-    alcm_pair_alUpdate(&R, -5e-3, mu, 1, decay, delta, 2, 8);
+    alcm_pair_alUpdate(&R, -5e-3, mu, 1, decay, delta, 2, 8, 0);
     ENSURE(R.lambda == 0 && R.gamma == 1 && alcm_pair_mu(&R, mu) == mu);
+    // a credit (a subproblem cut off at its Newton cap): the multiplier is credited at most
+    // that much violation; the pair's mu still grows; less violation is credited in full
+    alcmPair T = pairWith(1, 1);
+    alcm_pair_alUpdate(&T, -5e-2, mu, 0, decay, delta, 2, 8, delta);
+    ENSURE_MSG(T.lambda == 1 + mu * delta, "lambda %.17g", T.lambda);
+    ENSURE(alcm_pair_mu(&T, mu) == 2 * mu && T.c == -5e-2);
+    alcm_pair_alUpdate(&T, -5e-4, mu, 0, decay, delta, 2, 8, delta);
+    ENSURE(T.lambda == 1 + mu * delta + 2 * mu * 5e-4);
+    // without a credit the same violation counts in full (Eq. 13)
+    alcmPair U = pairWith(1, 1);
+    alcm_pair_alUpdate(&U, -5e-2, mu, 0, decay, delta, 2, 8, 0);
+    ENSURE(U.lambda == 1 + mu * 5e-2);
     // the normal force stays the multiplier (Eq. 23 after the update)
     ENSURE(alcm_pair_normalForce(P.lambda, P.gamma, 0, 0, mu, delta) == P.lambda);
     return ALC_TEST_PASS;

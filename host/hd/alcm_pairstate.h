@@ -99,6 +99,14 @@ ALC_HD double alcm_pair_mu(const alcmPair* P, double mu) {
 /// target; here per pair, so that pairs that converge keep the common, well-conditioned mu).
 /// The cap matters where the constraint cannot be met at all (a vertex pulled into a wall by a
 /// driven neighbour): there a stiffer pair only stiffens the subproblem (docs/architecture.md).
+/// With `credit` > 0 the update credits at most that much violation, lambda <- lambda -
+/// mu max(c, -credit). host/step.c passes delta after a subproblem that ended at its Newton cap:
+/// its iterate is not the subproblem's minimizer, and a violation it leaves measures how far
+/// the iterate is from it rather than the force the pair lacks (N & W's Alg. 17.4 updates the
+/// multipliers only after a subproblem solved to its tolerance). Crediting it in full drove the
+/// multipliers of IPC's dolphin without bound where the linearized constraints conflict (the
+/// classical AL's divergence on an infeasible problem, which the safeguarded AL bounds: Birgin
+/// and Martinez, Practical Augmented Lagrangian Methods, 2014).
 /// A pair whose violation shrank to ALC_PAIR_MU_SHRINK of its last assembled value does not
 /// grow: it is converging (N & W's rule raises mu only where ||c|| misses its decrease). That
 /// value is P->c as the subproblem's last assembly left it (both backends write it there), c
@@ -112,8 +120,9 @@ ALC_HD double alcm_pair_mu(const alcmPair* P, double mu) {
 /// @param delta     the contact offset (m)
 /// @param growth    the factor of a violated pair's boost per update (<= 1: none)
 /// @param boostMax  the largest boost
+/// @param credit    the most violation the multiplier update credits (m); <= 0: no limit
 ALC_HD void alcm_pair_alUpdate(alcmPair* P, double c, double mu, int penalty, double decay,
-                               double delta, double growth, double boostMax) {
+                               double delta, double growth, double boostMax, double credit) {
     double m = alcm_pair_mu(P, mu), lam = penalty ? 0 : P->lambda;
     double cLast = P->c;
     P->c = c;  // the step-size CCD's floor reads it (alcm_pair_stepFloor)
@@ -122,7 +131,8 @@ ALC_HD void alcm_pair_alUpdate(alcmPair* P, double c, double mu, int penalty, do
         P->gamma *= decay;
         return;
     }
-    P->lambda = penalty ? 0 : lam - m * c;
+    double cc = credit > 0 && c < -credit ? -credit : c;
+    P->lambda = penalty ? 0 : lam - m * cc;
     P->gamma = 1;
     if (!penalty && growth > 1 && c < -delta && !(c > ALC_PAIR_MU_SHRINK * cLast)) {
         double b = P->boost > 1 ? P->boost * growth : growth;

@@ -359,7 +359,7 @@ void alcr_contact_alUpdate(alcrBackend* B) {
     for (int p = 0; p < B->npair; p++) {
         alcrPair* P = &B->pairs[p];
         alcm_pair_alUpdate(P, constraintAt(B, P, B->xhat), cp->mu, cp->penalty, cp->decay,
-                           cp->delta, cp->pairMuGrowth, cp->pairMuMax);
+                           cp->delta, cp->pairMuGrowth, cp->pairMuMax, cp->lambdaCredit);
     }
 }
 

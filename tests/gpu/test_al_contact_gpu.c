@@ -82,6 +82,7 @@ static alcgAlParams paramsOf(const alcrBackend* B) {
     p.flipDepth = B->cp.flipDepth;
     p.pairMuGrowth = B->cp.pairMuGrowth;
     p.pairMuMax = B->cp.pairMuMax;
+    p.lambdaCredit = B->cp.lambdaCredit;
     return p;
 }
 
