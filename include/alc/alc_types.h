@@ -203,7 +203,9 @@ typedef struct alcOption_ {
     double cgTol;              ///< PCG relative residual tolerance; default 1e-4
     int cgMaxIter;             ///< PCG iteration cap; 0 = 3 x DOFs (at most 20000); default 0
     int maxIter;               ///< outer (Alg. 1) iteration cap per step; default 300
-    int maxNewton;             ///< Newton iterations per subproblem (Alg. 2) cap; default 20
+    int maxNewton;             ///< Newton iterations per subproblem (Alg. 2) cap; default 20.
+                               ///< After a subproblem that reaches it, the multiplier update
+                               ///< credits each pair at most delta of its violation
     int lsMaxIter;             ///< line-search halvings before giving up; default 40
     int stallIters;            ///< consecutive tiny-alpha iterations that double mu; default 50
     double stallAlpha;         ///< what counts as tiny for stallIters; default 1e-4
