@@ -121,7 +121,7 @@ alcgAlParams alParams(const Backend* B) {
     p.flipDepth = B->cp.flipDepth;
     p.pairMuGrowth = B->cp.pairMuGrowth;
     p.pairMuMax = B->cp.pairMuMax;
-    p.lambdaCredit = B->cp.lambdaCredit;
+    p.lambdaCredit = 0;  // the multiplier update sets its own (opAlUpdate)
     return p;
 }
 
@@ -485,11 +485,12 @@ alctStatus opStepXhat(void* be, double r, int* flips) {
     return fail(B, st);
 }
 
-alctStatus opAlUpdate(void* be) {
+alctStatus opAlUpdate(void* be, double credit) {
     Backend* B = (Backend*)be;
     int np = 0;
     alcgPair* p = pairs(B, &np);
     alcgAlParams prm = alParams(B);
+    prm.lambdaCredit = credit;
     return fail(B, alcg_alContact_alUpdate(p, np, &prm, B->d_x, B->d_xhat, &B->s));
 }
 

@@ -49,8 +49,6 @@ typedef struct alciContactParams_ {
                           // (alcm_fric_Ksecant); 0: the exact Hessian (the IPC model)
     int tetGuards;        // alcOption.tetGuards: tetrahedra that cut an outer step through the
                           // inversion bound become guard pairs, at most this many a time
-    double lambdaCredit;  // the most violation the next multiplier update credits a pair (m;
-                          // alcm_pair_alUpdate); 0: no limit. host/step.c sets it per update
 } alciContactParams;
 
 /// Result of assembleElastic.
@@ -233,8 +231,9 @@ typedef struct alciBackendOps_ {
     /// contact parameters past it (alcm_pair_flipped), and, with frictionSecant, the friction
     /// pairs whose slip the step reversed (alcm_fric_reverses).
     alctStatus (*stepXhat)(void* be, double r, int* flips);
-    /// Slack, multiplier and decay updates, Alg. 2 lines 20-29.
-    alctStatus (*alUpdate)(void* be);
+    /// Slack, multiplier and decay updates, Alg. 2 lines 20-29; each multiplier is credited at
+    /// most `credit` (m) of its pair's violation, 0: no limit (alcm_pair_alUpdate).
+    alctStatus (*alUpdate)(void* be, double credit);
     /// Broad phase and CCD from X to XHAT: per-pair times of impact, minimum time of impact.
     alctStatus (*collect)(void* be, alciCollectOut* out);
     /// Alg. 3 with the pairs of the last collect: filter, merge, remove decayed pairs.

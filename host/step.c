@@ -261,12 +261,7 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
     // leaves (alcm_pair_alUpdate): on IPC's dolphin, full credit from such iterates drove the
     // multipliers without bound where the linearized constraints conflict (issue 14)
     if (contact) {
-        double credit = ended ? 0 : cp->delta;
-        if (cp->lambdaCredit != credit) {
-            cp->lambdaCredit = credit;
-            ops->setContactParams(be, cp);
-        }
-        st = ops->alUpdate(be);
+        st = ops->alUpdate(be, ended ? 0 : cp->delta);
         if (st != ALC_OK) return st;
     }
     return ALC_OK;

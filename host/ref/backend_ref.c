@@ -343,10 +343,10 @@ static alctStatus opStepXhat(void* be, double r, int* flips) {
     return ALC_OK;
 }
 
-static alctStatus opAlUpdate(void* be) {
+static alctStatus opAlUpdate(void* be, double credit) {
     alcrBackend* B = (alcrBackend*)be;
     ThreadScope ts = enterThreads(B);
-    alcr_contact_alUpdate(B);
+    alcr_contact_alUpdate(B, credit);
     leaveThreads(ts);
     return ALC_OK;
 }

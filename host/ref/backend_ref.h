@@ -338,8 +338,9 @@ alctStatus alcr_contact_setCarry(alcrBackend* B, const alcrPair* pairs, int npai
 /// Contact energy sum_i gamma_i phi(c_i) at the positions pos (N doubles).
 double alcr_contact_energy(alcrBackend* B, const double* pos);
 alctStatus alcr_contact_assemble(alcrBackend* B);
-/// The multiplier, decay and per-pair mu updates of every pair at XHAT (alcm_pair_alUpdate).
-void alcr_contact_alUpdate(alcrBackend* B);
+/// The multiplier, decay and per-pair mu updates of every pair at XHAT (alcm_pair_alUpdate),
+/// each multiplier credited at most `credit` (m) of its pair's violation; 0: no limit.
+void alcr_contact_alUpdate(alcrBackend* B, double credit);
 /// Pairs whose activity (c < lambda/mu) at the positions pos differs from the last assembly,
 /// more than cp.flipDepth past the kink (alcm_pair_flipped).
 int alcr_contact_flips(alcrBackend* B, const double* pos);

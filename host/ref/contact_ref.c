@@ -353,13 +353,13 @@ int alcr_contact_flips(alcrBackend* B, const double* pos) {
     return flips;
 }
 
-void alcr_contact_alUpdate(alcrBackend* B) {
+void alcr_contact_alUpdate(alcrBackend* B, double credit) {
     const alciContactParams* cp = &B->cp;
 #pragma omp parallel for schedule(static) if (B->npair > ALCR_PAR_MIN)
     for (int p = 0; p < B->npair; p++) {
         alcrPair* P = &B->pairs[p];
         alcm_pair_alUpdate(P, constraintAt(B, P, B->xhat), cp->mu, cp->penalty, cp->decay,
-                           cp->delta, cp->pairMuGrowth, cp->pairMuMax, cp->lambdaCredit);
+                           cp->delta, cp->pairMuGrowth, cp->pairMuMax, credit);
     }
 }
 

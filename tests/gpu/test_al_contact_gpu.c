@@ -82,7 +82,6 @@ static alcgAlParams paramsOf(const alcrBackend* B) {
     p.flipDepth = B->cp.flipDepth;
     p.pairMuGrowth = B->cp.pairMuGrowth;
     p.pairMuMax = B->cp.pairMuMax;
-    p.lambdaCredit = B->cp.lambdaCredit;
     return p;
 }
 
@@ -250,8 +249,11 @@ static int runCase(alcrBackend* B, double amp, unsigned long long* rng, const ch
     ENSURE_MSG(ddev == dref && dref <= fref, "%s: %d deep flips, reference %d (of %d)", label, ddev,
                dref, fref);
 
-    // the multiplier and decay updates, then the normal forces after them
-    alcr_contact_alUpdate(B);
+    // the multiplier and decay updates, then the normal forces after them; every other case
+    // with the credit of a subproblem cut off at its Newton cap (delta of violation at most)
+    double credit = T->cases % 2 ? B->cp.delta : 0;
+    prm.lambdaCredit = credit;
+    alcr_contact_alUpdate(B, credit);
     ENSURE_OK(alcg_alContact_alUpdate(D.d_pairs, npair, &prm, D.d_x, D.d_xhat, s));
     ENSURE_OK(alcg_alContact_normalForce(D.d_pairs, npair, &prm, D.d_force, s));
     ENSURE_OK(alcg_download(s, hp, D.d_pairs, sizeof(alcgPair) * (size_t)npair));
