@@ -19,6 +19,7 @@
 #include <cuda_runtime.h>
 
 #include <limits.h>
+#include <math.h>
 
 /// What the host reads back before the scatter.
 typedef struct MergeResult_ {
@@ -26,9 +27,6 @@ typedef struct MergeResult_ {
     int nold;      // survivors of C
     int total;     // merged pairs
 } MergeResult;
-
-/// Bit pattern of +infinity, the neutral value of the per-vertex minimum.
-#define INF_BITS 0x7ff0000000000000ULL
 
 /// Number of items of a (n, strictly ascending keys) with a key below `key`.
 template <typename T>
@@ -61,9 +59,9 @@ static __global__ void activeSet_newKernel(const alcgPair* d_pairs, int npair,
     int isNew = !(i < npair && d_pairs[i].key == key);
     d_isNew[t] = isNew;
     if (!isNew) return;
-    for (int a = 0; a < 4; a++) {
-        atomicExch((unsigned long long*)&d_vmin[d_cand[t].v[a]], INF_BITS);
-    }
+    // a plain store: every thread that writes a vertex writes the same value, and an atomic
+    // exchange would read the scratch's old, possibly never written, value (initcheck)
+    for (int a = 0; a < 4; a++) d_vmin[d_cand[t].v[a]] = INFINITY;
 }
 
 /// Earliest toi among the new pairs at each of their vertices (Alg. 3 lines 7-9).

@@ -22,6 +22,7 @@
 typedef struct NarrowResult_ {
     double minToi;  // smallest toi, at most 1
     int ncollide;   // candidates within reach
+    int pad;        // zero: the host's download reads no unwritten padding (initcheck)
 } NarrowResult;
 
 /// Stencil of candidate c (PT pairs first, then EE): its vertices, kind and primitive indices.
@@ -109,7 +110,10 @@ static __global__ void ccdNarrow_scanKernel(int* d_blockCount, const double* d_b
         m = alcgOpMin()(m, d_blockMin[i]);
     }
     m = alcg_blockMin(m, 1.0, redMin);
-    if (threadIdx.x == 0) d_res->minToi = m;
+    if (threadIdx.x == 0) {
+        d_res->minToi = m;
+        d_res->pad = 0;
+    }
 }
 
 /// Stable compaction: candidate c within reach goes to its rank among those, if below cap.
@@ -126,6 +130,7 @@ static __global__ void ccdNarrow_compactKernel(alcgCcdNarrowIn in, const double*
     int a, b;
     candStencil(in, c, C.v, &C.type, &a, &b);
     C.key = ALC_PAIR_KEY(C.type, a, b);
+    C.pad = 0;
     C.toi = d_reach[c];
     d_cand[rank] = C;
 }
@@ -142,7 +147,7 @@ extern "C" alctStatus alcg_ccdNarrow_collect(const alcgCcdNarrowIn* in, double* 
     int* d_blockCount = NULL;
     double* d_blockMin = NULL;
     NarrowResult* d_res = NULL;
-    NarrowResult res = {1.0, 0};
+    NarrowResult res = {1.0, 0, 0};
     double xiReach = 0;
     // arguments
     if (!s) return ALC_ERR_INVALID_ARG;

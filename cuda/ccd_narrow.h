@@ -21,6 +21,7 @@ typedef struct alcgCand_ {
     long long key;  ///< ALC_PAIR_KEY(type, a, b) (hd/alcm_pair.h)
     int type;       ///< ALC_PAIR_PT or ALC_PAIR_EE
     int v[4];       ///< stencil vertices: PT {p, t0, t1, t2}; EE {a0, a1, b0, b1}
+    int pad;        ///< zero: every byte a member, so copies carry no uninitialized padding
     double toi;     ///< time in [0, 1] at which it comes within xi + ALC_CCD_REACH delta
 } alcgCand;
 

@@ -13,6 +13,7 @@ typedef struct alcmPair_ {
     long long key;  ///< ALC_PAIR_KEY(type, a, b) (alcm_pair.h); the active set is sorted by it
     int type;       ///< ALC_PAIR_PT or ALC_PAIR_EE
     int v[4];       ///< stencil vertices: PT {p, t0, t1, t2}; EE {a0, a1, b0, b1}
+    int pad0;       ///< zero (see pad1)
     double lambda;  ///< multiplier (IP units, >= 0)
     double gamma;   ///< decay factor
     double d;       ///< distance at X (m)
@@ -20,6 +21,9 @@ typedef struct alcmPair_ {
     double c;       ///< constraint value at the last evaluated XHAT: the last assembly, then the
                     ///< multiplier update (the step-size CCD's alcm_pair_stepFloor reads it)
     int active;     ///< c < lambda / mu at the last assembly (its Hessian is in the matrix)
+    int pad1;       ///< zero. With pad0 every byte is a member: a device kernel's struct copy
+                    ///< carries no uninitialized padding into the set, its download and a
+                    ///< checkpoint (compute-sanitizer initcheck); the layout is unchanged
     double boost;   ///< the pair's own multiple of the penalty mu (alcm_pair_mu; 0 reads as 1,
                     ///< so a zeroed new pair starts at the common mu)
 } alcmPair;
@@ -29,6 +33,7 @@ typedef struct alcmFric_ {
     long long key;    ///< key of the active pair it was lagged from (0 under the IPC model)
     int type;         ///< ALC_PAIR_PT or ALC_PAIR_EE
     int v[4];         ///< stencil vertices
+    int pad0;         ///< zero (alcmPair.pad1 says why)
     double w[4];      ///< relative-displacement weights: r = sum_a w[a] (x_a - xt_a)
     double T[6];      ///< tangent basis, two unit columns (3 x 2, column-major)
     double coef;      ///< mu_f * F (N): friction coefficient times lagged normal force
@@ -36,6 +41,7 @@ typedef struct alcmFric_ {
                       ///< trial's u is compared with (alcm_fric_reverses)
     int reversed;     ///< 1 when a line-search trial since the last assembly reversed the pair's
                       ///< slip: the next assembly takes its secant stiffness (alcm_fric_Ksecant)
+    int pad1;         ///< zero (alcmPair.pad1 says why)
 } alcmFric;
 
 /// Make room for the guard of tetrahedron t (alcOption.tetGuards) in the active set

@@ -2,6 +2,7 @@
 // (host/ref/contact_ref.c): the device pipeline (narrow phase, then merge) on the candidates of
 // the reference's collection, from the same active set.
 #include "../../cuda/active_set.h"
+#include "../../cuda/friction.h"
 #include "../test_macros.h"
 #include "contact_fixture.h"
 
@@ -210,10 +211,28 @@ ALC_TEST(activeSet_emptyAndUnsorted) {
     ENSURE_OK(alcg_activeSet_merge(NULL, 0, NULL, 0, c.mo.nvert, 0.01, d_out, ncand, &nact,
                                    &changed, d_temp, &tb, &c.s));
     ENSURE(nact == 0 && changed == 0);
-    // an empty set takes every new pair that is earliest at one of its vertices
+    // an empty set takes every new pair that is earliest at one of its vertices; the pad members
+    // of the candidates and of the new pairs, written into garbage, come out zero (under the
+    // emulation an unwritten local often reads zero anyway: this half bites on a device)
+    size_t bytes = sizeof(alcgPair) * (size_t)ncand;
+    alcgPair* hp = (alcgPair*)malloc(bytes);
+    alcgCand* hc = (alcgCand*)malloc(sizeof(alcgCand) * (size_t)ncand);
+    ENSURE(hp && hc);
+    memset(hp, 0xab, bytes);
+    ENSURE_OK(alcg_upload(&c.s, d_out, hp, bytes));
     ENSURE_OK(alcg_activeSet_merge(NULL, 0, c.d_cand, ncand, c.mo.nvert, 0.01, d_out, ncand, &nact,
                                    &changed, d_temp, &tb, &c.s));
     ENSURE(nact > 0 && nact <= ncand && changed == 1);
+    ENSURE_OK(alcg_download(&c.s, hc, c.d_cand, sizeof(alcgCand) * (size_t)ncand));
+    ENSURE_OK(alcg_download(&c.s, hp, d_out, sizeof(alcgPair) * (size_t)nact));
+    for (int i = 0; i < ncand; i++)
+        ENSURE_MSG(hc[i].pad == 0, "candidate %d: pad %d", i, hc[i].pad);
+    for (int p = 0; p < nact; p++) {
+        ENSURE_MSG(hp[p].pad0 == 0 && hp[p].pad1 == 0, "pair %d: pads %d %d", p, hp[p].pad0,
+                   hp[p].pad1);
+    }
+    free(hp);
+    free(hc);
     // candidates out of key order are refused
     alcgCand two[2];
     ENSURE_OK(alcg_download(&c.s, two, c.d_cand, sizeof two));
@@ -226,5 +245,18 @@ ALC_TEST(activeSet_emptyAndUnsorted) {
     alcg_free(d_temp);
     alcg_free(d_out);
     alct_contactFree(&c);
+    return ALC_TEST_PASS;
+}
+
+/// The records the device copies whole have no padding: every byte is a member, so a kernel's
+/// struct copy writes all of them and a download or a checkpoint reads none that was never
+/// written (compute-sanitizer initcheck found such reads on an H200 before the pad members).
+/// This fails when a new member brings padding back; activeSet_emptyAndUnsorted checks that the
+/// kernels zero the pads.
+ALC_TEST(activeSet_recordsHaveNoPadding) {
+    // key; type, v[4] and the pads or flags as ints; the rest doubles
+    ENSURE(sizeof(alcgPair) == sizeof(long long) + 8 * sizeof(int) + 17 * sizeof(double));
+    ENSURE(sizeof(alcgFric) == sizeof(long long) + 8 * sizeof(int) + 13 * sizeof(double));
+    ENSURE(sizeof(alcgCand) == sizeof(long long) + 6 * sizeof(int) + sizeof(double));
     return ALC_TEST_PASS;
 }
