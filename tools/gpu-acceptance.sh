@@ -19,7 +19,8 @@
 #      cuda/backend_cuda.cu);
 #   7. compute-sanitizer memcheck, racecheck, synccheck and initcheck, each device array its
 #      own allocation (ALC_CUDA_ARENA=0), over the GPU tests (or, with --budget, over one step
-#      of the roller, which launches every kernel of the full step: contact, friction, CCD, PCG;
+#      of the roller, which launches every kernel of the full step: contact, friction, CCD, PCG,
+#      then over the GPU tests of the tetrahedron guards, which the roller does not use;
 #      racecheck over one step of the box drop);
 #   8. ptxas resource use per kernel for the device's architecture (not with --prebuilt: it
 #      needs no device, tools/ptxas-report.sh runs anywhere);
@@ -35,10 +36,12 @@
 #                     every library resolves, instead of building (the lent machine may lack
 #                     the -dev packages)
 #   --budget S        give each step a share of S seconds of wall time: tests 15 %, benchmark
-#                     20 %, full presets 30 %, the comparison with the reference 20 %,
-#                     reproducibility 3 %, each sanitizer 3 %. On an H100
-#                     with S = 340 the tests took 48 s, the benchmark 64 s, the full presets were
-#                     cut (bench/results/h100-80gb-hbm3/README.md). Without it no step is limited
+#                     10 %, full presets 24 %, the comparison with the reference 28 %,
+#                     reproducibility 3 %, each sanitizer 5 %. On an H200 with S = 540 the tests
+#                     took 46 s, the benchmark 34 s, the full presets 102 s with balls_press cut
+#                     at its 27 s, the comparison 105 s with pile_well's reference run cut (it
+#                     takes 39 s alone), memcheck and initcheck over the guard tests 18 and 15 s
+#                     (bench/results/h200/README.md). Without it no step is limited
 #   --snapshot FILE   after every step, pack OUTDIR into FILE (.tar.gz), so that a run cut
 #                     off from outside leaves everything up to its last finished step
 # Environment: BUILD (binaries' folder), CUDA_HOME.
@@ -151,7 +154,7 @@ step "GPU tests vs reference" gpu-test.log "$(share 15)" bash -c '
 
 # the benchmark, one table entry at a time, none given more than 3/5 of the step's time (the
 # arch's 250 steps took about 42 s of call 3's 64 on an H100)
-bench_limit=$(share 20)
+bench_limit=$(share 10)
 step "benchmark (cuda backend)" bench.log "$bench_limit" bash -c '
     alcove=$1 out=$2 limit=$3 rc=0 t0=$SECONDS
     for n in $("$alcove" bench --list | cut -d" " -f1); do
@@ -172,7 +175,7 @@ step "benchmark (cuda backend)" bench.log "$bench_limit" bash -c '
     exit $rc' _ "$alcove" "$out" "$bench_limit"
 
 # the full presets on the device, checked; their summaries kept
-preset_limit=$(share 30)
+preset_limit=$(share 24)
 step "full presets, 10 steps each, checked" full-presets.log "$preset_limit" bash -c '
     alcove=$1 out=$2 limit=$3 rc=0 t0=$SECONDS
     mkdir -p "$out/full"
@@ -190,7 +193,8 @@ step "full presets, 10 steps each, checked" full-presets.log "$preset_limit" bas
         if [ "$limit" -gt 0 ]; then
             left=$((limit - (SECONDS - t0) - 5))
             [ $left -lt 10 ] && { echo "$n: not run (the step'"'"'s time is spent)"; rc=1; continue; }
-            each=$((left < limit / 6 ? left : limit / 6))
+            # a third: balls_press (2M tetrahedra) takes some 35 s with the mesh and the states
+            each=$((left < limit / 3 ? left : limit / 3))
         fi
         probe=/tmp/alc-accept-probe/$n
         rm -rf "$probe"
@@ -217,7 +221,7 @@ step "full presets, 10 steps each, checked" full-presets.log "$preset_limit" bas
 # the same host's processor beside the device: each full preset for 3 steps on the cuda backend,
 # then on the reference backend with every core (the smallest scenes first, so that a cut leaves
 # the most pairs)
-cmp_limit=$(share 20)
+cmp_limit=$(share 28)
 step "full presets, cuda beside ref ($jobs cores), 3 steps" compare.log "$cmp_limit" bash -c '
     alcove=$1 out=$2 limit=$3 jobs=$4 rc=0 t0=$SECONDS
     mkdir -p "$out/compare"
@@ -269,12 +273,20 @@ for tool in memcheck racecheck synccheck initcheck; do
     if [ "$budget" -gt 0 ]; then
         # racecheck runs a kernel's shared-memory accesses one by one: the roller's step, some
         # 700 CG iterations, took longer than 21 s under it on an H100; the box drop's is small
-        scene=roller
-        [ $tool = racecheck ] && scene=box_drop
-        step "compute-sanitizer $tool ($scene, 1 step)" "sanitizer-$tool.log" "$(share 3)" \
-            env ALC_CUDA_ARENA=0 compute-sanitizer --tool "$tool" --error-exitcode 1 \
-            "$alcove" run scenes/$scene.yaml --backend cuda --steps 1 --frames none --no-states \
-            --no-checkpoint --out "/tmp/alc-accept-san-$tool" --quiet
+        # and the guard tests (racecheck over backend_checkpointWithGuards took over 45 s on an
+        # H200)
+        scene=roller guards=Guards
+        [ $tool = racecheck ] && scene=box_drop guards=""
+        step "compute-sanitizer $tool ($scene, 1 step${guards:+; GPU tests *$guards*})" \
+            "sanitizer-$tool.log" "$(share 5)" bash -c '
+            alcove=$1 tests=$2 build=$3 tool=$4 scene=$5 guards=$6
+            export ALC_CUDA_ARENA=0 ALC_BUILD=$build
+            compute-sanitizer --tool "$tool" --error-exitcode 1 "$alcove" run scenes/$scene.yaml \
+                --backend cuda --steps 1 --frames none --no-states --no-checkpoint \
+                --out "/tmp/alc-accept-san-$tool" --quiet || exit 1
+            [ -z "$guards" ] && exit 0
+            compute-sanitizer --tool "$tool" --error-exitcode 1 "$tests" "$guards"' \
+            _ "$alcove" "$gputests" "$build" "$tool" "$scene" "$guards"
     else
         step "compute-sanitizer $tool" "sanitizer-$tool.log" 0 \
             env ALC_CUDA_ARENA=0 ALC_BUILD="$build" compute-sanitizer --tool "$tool" \
