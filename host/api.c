@@ -206,6 +206,15 @@ alctStatus alc_makeSim(const alcModel* m, const alcSimDef* def, alcSim** out) {
                  "tangentially; set alcMaterialDef.friction, alc_specSetFriction or "
                  "alcOption.frictionDefault");
     }
+    // penalty_ds's `auto` preconditioner without CHOLMOD: GMRES on block Jacobi caps Newton on
+    // stiff contacts and rolled the incline's ball 13 % slow (tests/test_validation.c)
+    if (m->opt.contact == ALC_CONTACT_PENALTY_DS && m->opt.dsPrecond == ALC_DS_PRECOND_AUTO &&
+        !alcu_directSolverAvailable()) {
+        alci_log(sim, 1,
+                 "warning: penalty_ds's GMRES is preconditioned by block Jacobi: this build has "
+                 "no CHOLMOD for the Cholesky preconditioner (install libsuitesparse-dev and "
+                 "rebuild); on stiff contacts Newton may reach its cap, and rolling is slowed");
+    }
     return ALC_OK;
 }
 

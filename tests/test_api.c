@@ -543,6 +543,15 @@ static void captureLog(void* user, int level, const char* msg) {
         snprintf(g_logged + strlen(g_logged), sizeof g_logged - strlen(g_logged), "%s\n", msg);
 }
 
+/// A reference-backend sim of m whose warnings go to g_logged (emptied first).
+static alctStatus makeLogged(const alcModel* m, alcSim** sim) {
+    alcSimDef def = alc_defaultSimDef();
+    def.backend = ALC_BACKEND_REF;
+    def.log = captureLog;
+    g_logged[0] = 0;
+    return alc_makeSim(m, &def, sim);
+}
+
 /// A model whose body is commanded by a controller (an external driver), with or without
 /// friction; NULL on failure.
 static alcModel* drivenModel(double friction) {
@@ -578,14 +587,31 @@ ALC_TEST(api_frictionlessDriverWarned) {
     for (int withFriction = 0; withFriction < 2; withFriction++) {
         alcModel* m = drivenModel(withFriction ? 0.5 : 0);
         ENSURE(m);
-        alcSimDef def = alc_defaultSimDef();
-        def.backend = ALC_BACKEND_REF;
-        def.log = captureLog;
-        g_logged[0] = 0;
         alcSim* sim = NULL;
-        ENSURE_OK(alc_makeSim(m, &def, &sim));
+        ENSURE_OK(makeLogged(m, &sim));
         int warned = strstr(g_logged, "no friction anywhere") != NULL;
         ENSURE_MSG(warned == !withFriction, "friction %d: log '%s'", withFriction, g_logged);
+        if (warned) alct_note("%s", g_logged);
+        alc_deleteSim(sim);
+        alc_deleteModel(m);
+    }
+    return ALC_TEST_PASS;
+}
+
+/// penalty_ds's `auto` preconditioner is block Jacobi in a build without CHOLMOD, which makes a
+/// sim with a warning through the log; with CHOLMOD, or with `jacobi` chosen, there is none.
+ALC_TEST(api_penaltyDsJacobiWarned) {
+    const int precond[2] = {ALC_DS_PRECOND_AUTO, ALC_DS_PRECOND_JACOBI};
+    for (int i = 0; i < 2; i++) {
+        alcModel* m = drivenModel(0.5);
+        ENSURE(m);
+        m->opt.contact = ALC_CONTACT_PENALTY_DS;
+        m->opt.dsPrecond = precond[i];
+        alcSim* sim = NULL;
+        ENSURE_OK(makeLogged(m, &sim));
+        int warned = strstr(g_logged, "preconditioned by block Jacobi") != NULL;
+        int expect = i == 0 && !alcu_directSolverAvailable();
+        ENSURE_MSG(warned == expect, "precond %d: log '%s'", precond[i], g_logged);
         if (warned) alct_note("%s", g_logged);
         alc_deleteSim(sim);
         alc_deleteModel(m);
