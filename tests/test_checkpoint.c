@@ -109,8 +109,10 @@ ALC_TEST(checkpoint_cliResume) {
     char real[4096];
     if (realpath(exe, real)) snprintf(exe, sizeof exe, "%s", real);
     const char* dir = alct_tmpDir("resume", NULL);
-    char cmd[8192], scene[1100];
+    static char cmd[32768];
+    char scene[1100], sceneAbs[4096];
     snprintf(scene, sizeof scene, "%s/scenes/slope.yaml", alct_rootDir());
+    ENSURE(realpath(scene, sceneAbs) != NULL);
     const char* opts = "--every 10 --threads 1 --contacts --quiet";
     snprintf(cmd, sizeof cmd, "%s/alcove run %s --out %s/a --steps 40 %s 2>/dev/null", exe, scene,
              dir, opts);
@@ -156,6 +158,22 @@ ALC_TEST(checkpoint_cliResume) {
     ENSURE(sh(cmd) == 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s", dir, kArgsCheck);  // --quiet again: still once
     ENSURE_MSG(sh(cmd) == 0, "run.args after a second resume (%s/args.txt)", dir);
+    // a scene moved after the run began: refused with the way out named, then resumed with
+    // the scene's new path given after --resume (the same state as the straight run), and
+    // refused by the checkpoint's fingerprint when the scene given compiles to another model
+    snprintf(cmd, sizeof cmd,
+             "cd %s && mkdir -p s1 && cp %s s1/ && %s/alcove run s1/slope.yaml --out m --steps 10 "
+             "%s 2>/dev/null && mkdir -p s2 && mv s1/slope.yaml s2/ && "
+             "{ %s/alcove run --resume m --steps 20 2>moved.txt; test $? = 2; } && "
+             "grep -q 'give the scene.s path after --resume' moved.txt && "
+             "%s/alcove run --resume m s2/slope.yaml --steps 20 --quiet 2>/dev/null && "
+             "cmp a/states/state_000020.alcs m/states/state_000020.alcs && "
+             "tr '\\0' '\\n' < m/run.args | grep -c 'slope.yaml$' | grep -qx 1 && "
+             "sed 's/density: 1000/density: 1200/' s2/slope.yaml > s2/edited.yaml && "
+             "{ %s/alcove run --resume m s2/edited.yaml --steps 30 2>edited.txt; test $? = 1; } && "
+             "grep -q 'saved from another model' edited.txt",
+             dir, sceneAbs, exe, opts, exe, exe, exe);
+    ENSURE_MSG(sh(cmd) == 0, "resume of a run whose scene moved (%s)", dir);
     // not a run folder
     snprintf(cmd, sizeof cmd, "mkdir -p %s/c && %s/alcove run --resume %s/c 2>/dev/null", dir, exe,
              dir);

@@ -6,6 +6,7 @@
 #include "stats_writer.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -110,7 +111,9 @@ static void runUsage(FILE* out) {
         "  --no-states        do not write the exact states (alcove check needs them)\n"
         "  --resume DIR       continue the run in DIR from its checkpoint, with the options it\n"
         "                     was started with (options given here are applied after them,\n"
-        "                     e.g. --steps to extend it); without a checkpoint it starts again\n"
+        "                     e.g. --steps to extend it); without a checkpoint it starts again.\n"
+        "                     A scene given here replaces the recorded one (a run folder\n"
+        "                     moved to another machine); it must compile to the same model\n"
         "  --no-checkpoint    do not write OUTDIR/checkpoint.alck (written with every frame\n"
         "                     and at the end; an interrupted run keeps its last frame's)\n"
         "  --sync             fsync every file (survives power loss; slower)\n"
@@ -222,12 +225,13 @@ static const char* const kValueOptions[] = {
 
 /// The key of the argument at argv[i] that a later one with the same key overrides: the option
 /// name (with the parameter name for --set NAME=VALUE; -q and -v as --quiet and --verbose),
-/// "" for the scene; *span = the number of argv entries it takes (1 or 2).
+/// "<scene>" for the scene (a scene given to --resume replaces the recorded one); *span = the
+/// number of argv entries it takes (1 or 2).
 static void argKey(int argc, char** argv, int i, char* key, size_t cap, int* span) {
     const char* a = argv[i];
     *span = 1;
     if (a[0] != '-') {
-        snprintf(key, cap, "%s", "");
+        snprintf(key, cap, "%s", "<scene>");
         return;
     }
     if (!strcmp(a, "-q")) a = "--quiet";
@@ -481,7 +485,7 @@ static int runMain(int argc, char** argv, const char* resume) {
     alc_cliSceneInit(&s);
     const char* out = NULL;
     int frames = -1, every = -1, contacts = 0, noStates = 0, quiet = 0, verbose = 0;
-    int checkpoints = 1;
+    int checkpoints = 1, sceneReplaced = 0;
     for (int i = 1; i < argc; i++) {
         int r = alc_cliSceneOption(&s, argc, argv, &i);
         if (r < 0) return ALC_EXIT_USAGE;
@@ -527,6 +531,11 @@ static int runMain(int argc, char** argv, const char* resume) {
             return ALC_EXIT_USAGE;
         } else if (!s.scene) {
             s.scene = a;
+        } else if (resume && !sceneReplaced) {
+            // the resuming command's scene after the recorded one: the run folder was moved
+            // (the checkpoint's fingerprint still refuses another model)
+            s.scene = a;
+            sceneReplaced = 1;
         } else {
             fprintf(stderr, "alcove run: more than one scene given ('%s')\n", a);
             return ALC_EXIT_USAGE;
@@ -537,6 +546,13 @@ static int runMain(int argc, char** argv, const char* resume) {
         return ALC_EXIT_USAGE;
     }
     if (out && !outputPathOk(out)) return ALC_EXIT_USAGE;
+    if (resume && !sceneReplaced && access(s.scene, R_OK) != 0) {
+        fprintf(stderr,
+                "alcove run --resume: the run's scene %s cannot be read (%s); if the run "
+                "folder or the scene was moved, give the scene's path after --resume %s\n",
+                s.scene, strerror(errno), resume);
+        return ALC_EXIT_USAGE;
+    }
     installHandlers();
     alcModel* m = alc_cliLoad(&s);
     if (g_stop) {
