@@ -91,6 +91,49 @@ alctStatus alci_newtonSolve(alcSim* sim, alcData* d, alciSolveOut* out) {
     return ALC_OK;
 }
 
+/// -v (verbosity 3): after a multiplier update, the largest multiplier, the sum of all and the
+/// pairs violated by more than delta, so that multipliers growing without bound (subproblems
+/// that cannot satisfy conflicting linearized constraints, issue 14) show in the log. Downloads
+/// the active set: only at that verbosity.
+static void logMultipliers(alcSim* sim, alcData* d, const alciContactParams* cp) {
+    alcmPair* pairs = NULL;
+    int n = 0;
+    double lastMu, lastDelta;
+    if (alci_carry_get(sim, &pairs, &n, &lastMu, &lastDelta) != ALC_OK) return;
+    double sum = 0, most = 0, mostC = 0, mostMu = cp->mu;
+    int mostAt = -1, violated = 0;
+    for (int i = 0; i < n; i++) {
+        const alcmPair* P = &pairs[i];
+        sum += P->lambda;
+        violated += P->c < -cp->delta;
+        if (P->lambda > most) {
+            most = P->lambda;
+            mostAt = i;
+            mostC = P->c;
+            mostMu = alcm_pair_mu(P, cp->mu);
+        }
+    }
+    if (mostAt >= 0) {
+        const alcmPair* P = &pairs[mostAt];
+        const char* kind = P->type == ALC_PAIR_PT   ? "point-triangle"
+                           : P->type == ALC_PAIR_EE ? "edge-edge"
+                                                    : "tetrahedron guard";
+        alci_log(
+            sim, 3,
+            "step %ld: multipliers of %d pairs: largest %.3e (lambda/mu %.3e m) on the %s pair "
+            "of vertices %d %d %d %d (c = %.3e m), sum %.3e, %d violated by more than "
+            "delta",
+            d->step + 1, n, most, most / mostMu, kind, P->v[0], P->v[1], P->v[2], P->v[3], mostC,
+            sum, violated);
+    } else {
+        alci_log(sim, 3,
+                 "step %ld: multipliers of %d pairs: all zero, %d violated by more than "
+                 "delta",
+                 d->step + 1, n, violated);
+    }
+    free(pairs);
+}
+
 /// SolveSubproblem, AL paper Algorithm 2: projected Newton on L with a backtracking line search
 /// (full step ends it), then the slack, multiplier and decay updates. mu of Eq. 20 is estimated
 /// at the attempt's first Newton iteration (d->stat.newton == newton0).
@@ -263,6 +306,7 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
     if (contact) {
         st = ops->alUpdate(be, ended ? 0 : cp->delta);
         if (st != ALC_OK) return st;
+        if (sim->def.log && sim->def.verbosity >= 3) logMultipliers(sim, d, cp);
     }
     return ALC_OK;
 }

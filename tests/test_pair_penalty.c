@@ -156,3 +156,51 @@ ALC_TEST(pairPenalty_ballOnPlate) {
     ENSURE_MSG(fabs(x1[1] - x0[1]) < 5e-3, "centre y %.6f against %.6f m", x1[1], x0[1]);
     return ALC_TEST_PASS;
 }
+
+typedef struct {
+    int lines;      // "multipliers of" lines logged
+    int bad;        // lines whose numbers do not hold together
+    int withPairs;  // lines with a nonzero multiplier
+} MultiplierLog;
+
+static void readMultipliers(void* user, int level, const char* msg) {
+    MultiplierLog* c = (MultiplierLog*)user;
+    const char* p = strstr(msg, "multipliers of ");
+    if (level < 3 || !p) return;
+    c->lines++;
+    int n = -1, v[4], violated = -1;
+    double most, ratio, cval, sum;
+    const char* q = strstr(p, " pair of vertices ");
+    if (sscanf(p, "multipliers of %d pairs: largest %lf (lambda/mu %lf m) on the ", &n, &most,
+               &ratio) == 3 &&
+        q &&
+        sscanf(q, " pair of vertices %d %d %d %d (c = %lf m), sum %lf, %d violated", &v[0], &v[1],
+               &v[2], &v[3], &cval, &sum, &violated) == 7) {
+        c->withPairs++;
+        if (!(most > 0 && ratio > 0 && most <= sum * (1 + 1e-12) && violated <= n)) c->bad++;
+    } else if (sscanf(p, "multipliers of %d pairs: all zero, %d violated", &n, &violated) == 2) {
+        if (violated > n) c->bad++;
+    } else {
+        c->bad++;
+    }
+}
+
+/// -v shows the multipliers after each update (host/step.c, logMultipliers): one line per outer
+/// iteration with contact, naming the largest multiplier, its pair and the sum; on the ball's
+/// impact they are nonzero.
+ALC_TEST(pairPenalty_multipliersLogged) {
+    Run r;
+    ENSURE(openRun(&r, "ball_plate.yaml", NULL, NULL, -1));
+    MultiplierLog c = {0, 0, 0};
+    alcSim* sim = NULL;
+    ENSURE_OK(makeLoggedSim(&r, 1, readMultipliers, &c, &sim));
+    ENSURE_OK(alc_step(sim, r.d));
+    alct_note("step 1: %d outer iterations, %d multiplier lines (%d with pairs)", r.d->stat.outer,
+              c.lines, c.withPairs);
+    ENSURE(c.bad == 0);
+    ENSURE(c.lines == r.d->stat.outer);
+    ENSURE(c.withPairs > 0);
+    alc_deleteSim(sim);
+    closeRun(&r);
+    return ALC_TEST_PASS;
+}

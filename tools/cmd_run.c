@@ -118,7 +118,8 @@ static void runUsage(FILE* out) {
         "                     and at the end; an interrupted run keeps its last frame's)\n"
         "  --sync             fsync every file (survives power loss; slower)\n"
         "  --quiet            no progress bar and no summary\n"
-        "  --verbose, -v      log every solver iteration (alpha, active pairs, mu)\n"
+        "  --verbose, -v      log every solver iteration (alpha, active pairs, mu, the largest\n"
+        "                     multiplier and its pair)\n"
         "  -h, --help         this text\n");
 }
 
