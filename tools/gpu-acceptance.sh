@@ -2,7 +2,8 @@
 # The one command a machine with an NVIDIA GPU runs: everything about the CUDA backend that the
 # SIMT emulation cannot show (docs/architecture.md "What only a device can show").
 #
-#   tools/gpu-acceptance.sh [--prebuilt] [--budget SECONDS] [--snapshot FILE] [OUTDIR]
+#   tools/gpu-acceptance.sh [--prebuilt] [--budget SECONDS] [--snapshot FILE] [--only STEPS]
+#                           [--runs DIR] [OUTDIR]
 #
 # Steps, each logged under OUTDIR (default bench/results/<gpu name>/acceptance/):
 #   1. build with warnings as errors for the device's own architecture as well (or, with
@@ -24,7 +25,14 @@
 #      racecheck over one step of the box drop);
 #   8. ptxas resource use per kernel for the device's architecture (not with --prebuilt: it
 #      needs no device, tools/ptxas-report.sh runs anywhere);
-#   9. summary.md with the device, driver, toolkit, date, commit and each step's result,
+#   9. with --runs DIR, long runs: the scenes DIR/*.yaml in name order on the cuda backend,
+#      each taken towards its end before the next starts, continued from DIR/out/NAME where an
+#      earlier call left a checkpoint, stopped by SIGTERM (which keeps the checkpoint of its
+#      last frame) when the step's time is spent; every state written checked by `alcove
+#      check`; the run folder, its states thinned to every 100th step and the last, kept as
+#      OUTDIR/runs/NAME, which the next call takes back as DIR/out/NAME (docs/architecture.md,
+#      "What only a device can show");
+#  10. summary.md with the device, driver, toolkit, date, commit and each step's result,
 #      rewritten after every step.
 # Exit status 0 only when every step passed; a step stopped by its time limit is "timed out",
 # which is not a pass.
@@ -41,7 +49,14 @@
 #                     took 46 s, the benchmark 34 s, the full presets 102 s with balls_press cut
 #                     at its 27 s, the comparison 105 s with pile_well's reference run cut (it
 #                     takes 39 s alone), memcheck and initcheck over the guard tests 18 and 15 s
-#                     (bench/results/h200/README.md). Without it no step is limited
+#                     (bench/results/h200/README.md). Without it no step is limited. The
+#                     long runs' share is 40 %; the shares of the steps run are scaled to
+#                     fill S
+#   --only STEPS      run only these steps (comma-separated): tests, bench, full, compare,
+#                     reproducible, sanitizers, ptxas, runs; the binaries' check (step 1)
+#                     always runs. For a second call on a warm machine, e.g. --only runs
+#   --runs DIR        the long runs of step 9: DIR holds the scenes (NAME.yaml with their
+#                     meshes) and, to continue earlier calls' runs, DIR/out/NAME
 #   --snapshot FILE   after every step, pack OUTDIR into FILE (.tar.gz), so that a run cut
 #                     off from outside leaves everything up to its last finished step
 # Environment: BUILD (binaries' folder), CUDA_HOME.
@@ -51,12 +66,14 @@ root=$(pwd)
 cuda_home=${CUDA_HOME:-/usr/local/cuda}
 export PATH="$cuda_home/bin:$PATH"
 build=${BUILD:-build}
-prebuilt=0 budget=0 snapshot="" out=""
+prebuilt=0 budget=0 snapshot="" out="" only="" runs=""
 while [ $# -gt 0 ]; do
     case $1 in
     --prebuilt) prebuilt=1 ;;
     --budget) budget=$2; shift ;;
     --snapshot) snapshot=$2; shift ;;
+    --only) only=$2; shift ;;
+    --runs) runs=$2; shift ;;
     -h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d'; exit 0 ;;
     -*) echo "gpu-acceptance: unknown option $1" >&2; exit 2 ;;
     *) out=$1 ;;
@@ -64,6 +81,21 @@ while [ $# -gt 0 ]; do
     shift
 done
 case $budget in '' | *[!0-9]*) echo "gpu-acceptance: --budget takes whole seconds" >&2; exit 2 ;; esac
+for name in ${only//,/ }; do
+    case $name in
+    tests | bench | full | compare | reproducible | sanitizers | ptxas | runs) ;;
+    *) echo "gpu-acceptance: --only: unknown step '$name' (tests, bench, full, compare," \
+        "reproducible, sanitizers, ptxas, runs)" >&2; exit 2 ;;
+    esac
+done
+if [ -n "$runs" ]; then
+    [ -d "$runs" ] || { echo "gpu-acceptance: --runs $runs: no such folder" >&2; exit 2; }
+    runs=$(cd "$runs" && pwd)
+    ls "$runs"/*.yaml >/dev/null 2>&1 || { echo "gpu-acceptance: --runs $runs: no scene (*.yaml) in it" >&2; exit 2; }
+elif [[ ",$only," == *,runs,* ]]; then
+    echo "gpu-acceptance: --only runs needs --runs DIR" >&2
+    exit 2
+fi
 
 if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
     echo "gpu-acceptance: no NVIDIA GPU here (nvidia-smi finds none): nothing to accept" >&2
@@ -83,8 +115,19 @@ status=0
 declare -a rows
 started=$(date -u +%Y-%m-%dT%H:%MZ)
 
-# share PERCENT: this step's wall-time limit in seconds under --budget, 0 = none
-share() { if [ "$budget" -gt 0 ]; then echo $((budget * $1 / 100)); else echo 0; fi; }
+# selected NAME: whether step NAME runs (--only, and runs only with --runs)
+selected() {
+    [ "$1" = runs ] && [ -z "$runs" ] && return 1
+    [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]
+}
+# each step's share of --budget in percent; those of the steps that run are scaled to fill it
+declare -A pct=([tests]=15 [bench]=10 [full]=24 [compare]=28 [reproducible]=3 [sanitizers]=20
+    [runs]=40)
+pct_sum=0
+for name in "${!pct[@]}"; do selected "$name" && pct_sum=$((pct_sum + pct[$name])); done
+[ $pct_sum -gt 0 ] || pct_sum=100
+# share PERCENT: a step's wall-time limit in seconds under --budget, 0 = none
+share() { if [ "$budget" -gt 0 ]; then echo $((budget * $1 / pct_sum)); else echo 0; fi; }
 
 summary() {
     {
@@ -95,7 +138,7 @@ summary() {
         echo "- device: $gpu, compute capability $cc, driver $driver"
         echo "- host: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $jobs cores"
         echo "- toolkit: $(nvcc --version 2>/dev/null | tail -n 2 | head -n 1)"
-        echo "- command: tools/gpu-acceptance.sh$([ $prebuilt = 1 ] && echo ' --prebuilt')$([ "$budget" -gt 0 ] && echo " --budget $budget")"
+        echo "- command: tools/gpu-acceptance.sh$([ $prebuilt = 1 ] && echo ' --prebuilt')$([ "$budget" -gt 0 ] && echo " --budget $budget")$([ -n "$only" ] && echo " --only $only")$([ -n "$runs" ] && echo " --runs $runs")"
         echo
         echo "| step | result | time | log |"
         echo "|---|---|---|---|"
@@ -147,7 +190,7 @@ else
         make -j"$jobs" WERROR=1 BUILD="$build" CUDA_ARCHS="$archs" all "$build/alcove_gpu_tests"
 fi
 
-step "GPU tests vs reference" gpu-test.log "$(share 15)" bash -c '
+selected tests && step "GPU tests vs reference" gpu-test.log "$(share 15)" bash -c '
     ALC_BUILD="$2" "$1"; rc=$?
     if [ $rc -eq 2 ]; then echo "waived: the device is not usable"; exit 1; fi
     exit $rc' _ "$gputests" "$build"
@@ -155,7 +198,7 @@ step "GPU tests vs reference" gpu-test.log "$(share 15)" bash -c '
 # the benchmark, one table entry at a time, none given more than 3/5 of the step's time (the
 # arch's 250 steps took about 42 s of call 3's 64 on an H100)
 bench_limit=$(share 10)
-step "benchmark (cuda backend)" bench.log "$bench_limit" bash -c '
+selected bench && step "benchmark (cuda backend)" bench.log "$bench_limit" bash -c '
     alcove=$1 out=$2 limit=$3 rc=0 t0=$SECONDS
     for n in $("$alcove" bench --list | cut -d" " -f1); do
         each=0
@@ -176,7 +219,7 @@ step "benchmark (cuda backend)" bench.log "$bench_limit" bash -c '
 
 # the full presets on the device, checked; their summaries kept
 preset_limit=$(share 24)
-step "full presets, 10 steps each, checked" full-presets.log "$preset_limit" bash -c '
+selected full && step "full presets, 10 steps each, checked" full-presets.log "$preset_limit" bash -c '
     alcove=$1 out=$2 limit=$3 rc=0 t0=$SECONDS
     mkdir -p "$out/full"
     # ball_plate last: its full preset (a ball at 100 m/s into a 384k-tet plate) does not end
@@ -222,7 +265,7 @@ step "full presets, 10 steps each, checked" full-presets.log "$preset_limit" bas
 # then on the reference backend with every core (the smallest scenes first, so that a cut leaves
 # the most pairs)
 cmp_limit=$(share 28)
-step "full presets, cuda beside ref ($jobs cores), 3 steps" compare.log "$cmp_limit" bash -c '
+selected compare && step "full presets, cuda beside ref ($jobs cores), 3 steps" compare.log "$cmp_limit" bash -c '
     alcove=$1 out=$2 limit=$3 jobs=$4 rc=0 t0=$SECONDS
     mkdir -p "$out/compare"
     for n in slope roller rods_twist momentum rings_box box_drop box_stack fine_sphere \
@@ -252,7 +295,7 @@ step "full presets, cuda beside ref ($jobs cores), 3 steps" compare.log "$cmp_li
     done
     exit $rc' _ "$alcove" "$out" "$cmp_limit" "$jobs"
 
-step "reproducible (slope twice, bitwise)" reproducible.log "$(share 3)" bash -c '
+selected reproducible && step "reproducible (slope twice, bitwise)" reproducible.log "$(share 3)" bash -c '
     alcove=$1
     for k in 1 2; do
         rm -rf /tmp/alc-accept-rep$k
@@ -270,6 +313,7 @@ step "reproducible (slope twice, bitwise)" reproducible.log "$(share 3)" bash -c
 # each array its own allocation (ALC_CUDA_ARENA=0), so that memcheck sees an overrun of one
 # array into its neighbour in the arena (cuda/arena.h)
 for tool in memcheck racecheck synccheck initcheck; do
+    selected sanitizers || break
     if [ "$budget" -gt 0 ]; then
         # racecheck runs a kernel's shared-memory accesses one by one: the roller's step, some
         # 700 CG iterations, took longer than 21 s under it on an H100; the box drop's is small
@@ -293,8 +337,72 @@ for tool in memcheck racecheck synccheck initcheck; do
             --error-exitcode 1 "$gputests"
     fi
 done
-if [ $prebuilt = 0 ]; then
+if [ $prebuilt = 0 ] && selected ptxas; then
     step "ptxas report sm_$cc" "ptxas-sm$cc.md" 0 tools/ptxas-report.sh "$cc"
+fi
+
+# long runs (--runs DIR): each scene towards its end on the device, continued call after call.
+# A run stopped at its time (SIGTERM: the checkpoint of its last frame is kept, exit 143) is
+# not a failure; a run that fails, or a state that `alcove check` finds unclean, is
+if selected runs; then
+    step "long runs (cuda backend, continued, checked)" runs.log "$(share 40)" bash -c '
+        alcove=$1 out=$2 limit=$3 dir=$4 rc=0 t0=$SECONDS
+        mkdir -p "$out/runs"
+        scenes=("$dir"/*.yaml)
+        n=${#scenes[@]} k=0
+        for s in "${scenes[@]}"; do
+            name=$(basename "$s" .yaml)
+            k=$((k + 1))
+            run=$out/runs/$name
+            rm -rf "$run"
+            [ -d "$dir/out/$name" ] && cp -r "$dir/out/$name" "$run"
+            each=0
+            if [ "$limit" -gt 0 ]; then
+                # in name order, each scene given what is left of the step, 30 s kept for its
+                # check: a run is taken to its end before the next one starts
+                each=$((limit - (SECONDS - t0) - 30))
+                [ $each -lt 20 ] && { echo "$name: not run (the step'"'"'s time is spent)"; continue; }
+            fi
+            # the step of the newest state: the checkpoint is written with each of them
+            ckstep() { ls "$run/states" 2>/dev/null | tail -n 1 | tr -dc 0-9 | sed "s/^0*//; s/^$/0/"; }
+            if [ -f "$run/checkpoint.alck" ]; then
+                from=$(ckstep)
+                cmd=("$alcove" run --resume "$run" "$s" --backend cuda --quiet)
+            else
+                from=0
+                cmd=("$alcove" run "$s" --backend cuda --out "$run" --every 5 --frames none --quiet)
+            fi
+            ts=$SECONDS
+            if [ $each -gt 0 ]; then
+                timeout --kill-after=60 $each "${cmd[@]}" 2>> "$run.log"
+            else
+                "${cmd[@]}" 2>> "$run.log"
+            fi
+            r=$?
+            [ -f "$run.log" ] && mv "$run.log" "$run/run-$(date -u +%Y%m%dT%H%M%S).log"
+            last=$(tail -n 1 "$run/stats.csv" 2>/dev/null | cut -d, -f1)
+            case $r in
+            0) what="ended" ;;
+            124 | 143) what="stopped at its $each s, checkpoint at step $(ckstep) (the next call goes on from there)" ;;
+            *) what="failed (exit $r)"; rc=1 ;;
+            esac
+            echo "$name: from step $from to step ${last:-?} in $((SECONDS - ts)) s, $what"
+            [ -f "$run/topology.alct" ] || continue
+            "$alcove" check "$run" > "$run/check.out" 2>&1
+            cr=$?
+            { date -u +%Y-%m-%dT%H:%MZ; tail -n 2 "$run/check.out"; } >> "$run/checks.txt"
+            tail -n 1 "$run/check.out"
+            [ $cr -ne 0 ] && { echo "$name: alcove check exit $cr"; rc=1; }
+            # the states of every 100th step and the last stay, for the next call and the record
+            newest=$(ls "$run/states" 2>/dev/null | tail -n 1)
+            for f in "$run"/states/state_*.alcs; do
+                [ -f "$f" ] || continue
+                b=$(basename "$f")
+                st=$((10#$(echo "$b" | tr -dc 0-9)))
+                [ "$b" = "$newest" ] || [ $((st % 100)) -eq 0 ] || rm -f "$f"
+            done
+        done
+        exit $rc' _ "$alcove" "$out" "$(share 40)" "$runs"
 fi
 
 summary

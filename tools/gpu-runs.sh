@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The long runs that tools/gpu-acceptance.sh --runs takes on a lent GPU machine, prepared on a
+# machine without one: the IPC paper's examples that the reference backend cannot finish in a
+# session (issue 14; bench/results/amd-epyc-2c/ipc-examples.md), in the order they are run.
+#
+#   tools/gpu-runs.sh import IPC_DIR [DIR]   import the queue below from a checkout of
+#                                            ipc-sim/IPC into DIR (default build/gpu-runs)
+#   tools/gpu-runs.sh take SNAPSHOT [DIR]    put the runs of an acceptance snapshot (.tar.gz
+#                                            of its OUTDIR, with runs/NAME in it) back as
+#                                            DIR/out/NAME, so that the next call goes on
+#   tools/gpu-runs.sh list [DIR]             each run's last step and its states' check
+#
+# On the lent machine (DIR and the bundle of tools/gpu-bundle.sh carried there):
+#
+#   BUILD=build/gpu-bundle/build tools/gpu-acceptance.sh --prebuilt --only runs \
+#       --runs build/gpu-runs --budget 480 --snapshot $OUT/runs.tgz $OUT/runs-acceptance
+#
+# Scenes are named NN_EXAMPLE so that the name order is the queue's: the dolphin first (its
+# passage through the funnel is issue 14's last criterion), as imported and with tetrahedron
+# guards, then the unfinished examples from the smallest remaining work up.
+set -euo pipefail
+cd "$(dirname "$0")/.." || exit 2
+alcove=${ALCOVE:-build/alcove}
+queue="13_dolphinFunnel 13_dolphinFunnel:guards 12_matOnBoard 5_hitCardHouse 15_trashComp_shapes
+    8_rollerBall"
+
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+# the step a run folder goes on from: its newest state's (the checkpoint is written with each)
+ckstep() { ls "$1/states" 2>/dev/null | tail -n 1 | tr -dc 0-9 | sed 's/^0*//; s/^$/0/'; }
+
+cmd=${1:-}
+case $cmd in
+import)
+    ipc=${2:?"usage: tools/gpu-runs.sh import IPC_DIR [DIR]"}
+    dir=${3:-build/gpu-runs}
+    [ -d "$ipc/input/paperExamples" ] || {
+        echo "gpu-runs: '$ipc' is not a checkout of ipc-sim/IPC (no input/paperExamples)" >&2
+        exit 2
+    }
+    mkdir -p "$dir"
+    k=0
+    for entry in $queue; do
+        k=$((k + 1))
+        ex=${entry%%:*} variant=""
+        [ "$entry" != "$ex" ] && variant=${entry#*:}
+        name=$(printf '%02d_%s%s' $k "$ex" "${variant:+_$variant}")
+        "$alcove" import-ipc "$ipc/input/paperExamples/$ex.txt" --out "$dir" --name "$name" -q
+        if [ "$variant" = guards ]; then
+            # the guards of docs/architecture.md, "Tetrahedron guards" (off by default)
+            sed -i 's/^solver:$/solver:\n  tet_guards: 64/' "$dir/$name.yaml"
+            grep -q '^  tet_guards: 64$' "$dir/$name.yaml" || {
+                echo "gpu-runs: $dir/$name.yaml has no solver: block to add the guards to" >&2
+                exit 1
+            }
+        fi
+        echo "$dir/$name.yaml"
+    done
+    du -sh "$dir"
+    ;;
+take)
+    snap=${2:?"usage: tools/gpu-runs.sh take SNAPSHOT [DIR]"}
+    dir=${3:-build/gpu-runs}
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+    tar xzf "$snap" -C "$tmp"
+    [ -d "$tmp/runs" ] || { echo "gpu-runs: $snap holds no runs/ folder" >&2; exit 1; }
+    mkdir -p "$dir/out"
+    for run in "$tmp"/runs/*/; do
+        name=$(basename "$run")
+        [ -f "$dir/$name.yaml" ] || echo "gpu-runs: note: $name has no scene in $dir" >&2
+        rm -rf "${dir:?}/out/$name"
+        cp -r "$run" "$dir/out/$name"
+        echo "$dir/out/$name: checkpoint at step $(ckstep "$dir/out/$name")"
+    done
+    ;;
+list)
+    dir=${2:-build/gpu-runs}
+    for s in "$dir"/*.yaml; do
+        [ -f "$s" ] || continue
+        name=$(basename "$s" .yaml)
+        run=$dir/out/$name
+        if [ -f "$run/stats.csv" ]; then
+            echo "$name: checkpoint at step $(ckstep "$run") of" \
+                "$(grep -o 'steps: [0-9]*' "$s" | head -n 1 | cut -d' ' -f2);" \
+                "$(tail -n 1 "$run/checks.txt" 2>/dev/null || echo 'not checked')"
+        else
+            echo "$name: not started"
+        fi
+    done
+    ;;
+-h | --help) usage ;;
+*)
+    usage >&2
+    exit 2
+    ;;
+esac
