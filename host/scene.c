@@ -641,6 +641,19 @@ static int readMesh(Loader* L, alciYNode* owner, int solid, alciMesh* mesh) {
                               solid ? "box, sphere, cylinder, torus, ring_segment"
                                     : "plane, box, bowl, funnel, tube");
         }
+        // the keys were checked above: a generator refuses only sizes its int indices cannot
+        // hold (or a torus too coarse to keep its tetrahedra positive), or runs out of memory
+        if (st == ALC_ERR_INVALID_ARG)
+            return alciy_fail(&L->y, g,
+                              "cannot generate the %s mesh: too many cells (a mesh's vertex and "
+                              "element indices must stay below 2^31)%s",
+                              kind,
+                              !strcmp(kind, "torus") ? ", or too few to keep every "
+                                                       "tetrahedron positive"
+                                                     : "");
+        if (st == ALC_ERR_NOMEM)
+            return alciy_fail(&L->y, g, "cannot generate the %s mesh: out of memory for its %s",
+                              kind, solid ? "vertices and tetrahedra" : "vertices and triangles");
         if (st != ALC_OK)
             return alciy_fail(&L->y, g, "cannot generate the %s mesh (%s)", kind,
                               alcu_statusString(st));

@@ -192,6 +192,9 @@ ALC_TEST(scene_badFiles) {
     snprintf(buf, sizeof buf, "%sbodies:\n  - mesh: {cube: {}}\n", kHead);
     ENSURE(expectError("e11.yaml", buf, ALC_ERR_SCENE,
                        "e11.yaml:4:12:", "unknown body mesh kind 'cube'"));
+    // a generated mesh too large for int indices (3000^3 cells: 1.6e11 tetrahedra), said so
+    snprintf(buf, sizeof buf, "%sbodies:\n  - mesh: {box: {cells: 3000}}\n", kHead);
+    ENSURE(expectError("e11b.yaml", buf, ALC_ERR_SCENE, "e11b.yaml:4:", "too many cells"));
     // an empty driver selection
     snprintf(buf, sizeof buf,
              "%sbodies:\n  - mesh: {box: {}}\n    drivers:\n      - select: {box: {min: [5, 5, 5], "
