@@ -348,11 +348,8 @@ if selected runs; then
     step "long runs (cuda backend, continued, checked)" runs.log "$(share 40)" bash -c '
         alcove=$1 out=$2 limit=$3 dir=$4 rc=0 t0=$SECONDS
         mkdir -p "$out/runs"
-        scenes=("$dir"/*.yaml)
-        n=${#scenes[@]} k=0
-        for s in "${scenes[@]}"; do
+        for s in "$dir"/*.yaml; do
             name=$(basename "$s" .yaml)
-            k=$((k + 1))
             run=$out/runs/$name
             rm -rf "$run"
             [ -d "$dir/out/$name" ] && cp -r "$dir/out/$name" "$run"
