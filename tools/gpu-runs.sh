@@ -12,8 +12,12 @@
 #
 # On the lent machine (DIR and the bundle of tools/gpu-bundle.sh carried there):
 #
+#   export LD_LIBRARY_PATH=$PWD/build/gpu-bundle/lib
 #   BUILD=build/gpu-bundle/build tools/gpu-acceptance.sh --prebuilt --only runs \
-#       --runs build/gpu-runs --budget 480 --snapshot $OUT/runs.tgz $OUT/runs-acceptance
+#       --runs build/gpu-runs --budget 480 --snapshot $OUT/runs.tgz /tmp/runs-acceptance
+#
+# (carry build/gpu-bundle/build/alcove, build/gpu-bundle/build/alcove_gpu_tests,
+# build/gpu-bundle/lib and build/gpu-runs; only the snapshot comes back from $OUT).
 #
 # Scenes are named NN_EXAMPLE so that the name order is the queue's: the dolphin first (its
 # passage through the funnel is issue 14's last criterion), as imported and with tetrahedron
@@ -24,7 +28,7 @@ alcove=${ALCOVE:-build/alcove}
 queue="13_dolphinFunnel 13_dolphinFunnel:guards 12_matOnBoard 5_hitCardHouse 15_trashComp_shapes
     8_rollerBall"
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
 # the step a run folder goes on from: its newest state's (the checkpoint is written with each)
 ckstep() { ls "$1/states" 2>/dev/null | tail -n 1 | tr -dc 0-9 | sed 's/^0*//; s/^$/0/'; }
 
