@@ -19,6 +19,10 @@
 # (carry build/gpu-bundle/build/alcove, build/gpu-bundle/build/alcove_gpu_tests,
 # build/gpu-bundle/lib and build/gpu-runs; only the snapshot comes back from $OUT).
 #
+# A run of the reference backend goes on on the device the same way: copy its folder (alcove
+# run --out RUN) to DIR/out/NAME before the call (the dolphin's step-210 checkpoint of a
+# reference run went on in the emulated cuda backend, its states clean).
+#
 # Scenes are named NN_EXAMPLE so that the name order is the queue's: the dolphin first (its
 # passage through the funnel is issue 14's last criterion), as imported and with tetrahedron
 # guards, then the unfinished examples from the smallest remaining work up.
@@ -28,7 +32,7 @@ alcove=${ALCOVE:-build/alcove}
 queue="13_dolphinFunnel 13_dolphinFunnel:guards 12_matOnBoard 5_hitCardHouse 15_trashComp_shapes
     8_rollerBall"
 
-usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; }
 # the step a run folder goes on from: its newest state's (the checkpoint is written with each)
 ckstep() { ls "$1/states" 2>/dev/null | tail -n 1 | tr -dc 0-9 | sed 's/^0*//; s/^$/0/'; }
 
