@@ -109,8 +109,9 @@ out=${out:-bench/results/$slug/acceptance}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 jobs=$(nproc)
-alcove=$root/$build/alcove
-gputests=$root/$build/alcove_gpu_tests
+case $build in /*) bin=$build ;; *) bin=$root/$build ;; esac
+alcove=$bin/alcove
+gputests=$bin/alcove_gpu_tests
 status=0
 declare -a rows
 started=$(date -u +%Y-%m-%dT%H:%MZ)
