@@ -270,7 +270,8 @@ static void logSubproblems(void* user, int level, const char* msg) {
 }
 
 /// A subproblem whose iterate is stationary to the rounding of L ends (host/step.c): a Newton
-/// step that the line search takes without lowering L is not repeated up to the Newton cap. On
+/// step that the line search takes without lowering L is not repeated up to the Newton cap, nor
+/// is a step too short to matter (ALCI_CONVERGED_DIAG) halved and taken again. On
 /// the momentum scene's first 10 steps, settled subproblems with no active pair did exactly
 /// that before (20 Newton iterations, the cap, in step 3's last four subproblems: 242 in all).
 ALC_TEST(scenes_stationarySubproblemEnds) {
@@ -288,7 +289,10 @@ ALC_TEST(scenes_stationarySubproblemEnds) {
               newton, c.subproblems, c.most, r.m->opt.maxNewton);
     ENSURE(c.subproblems >= 60);
     ENSURE(c.most < r.m->opt.maxNewton);
-    ENSURE(newton < 150);
+    // since a Newton step below 1e-10 of the scene ends the subproblem (ALCI_CONVERGED_DIAG):
+    // 71 Newton iterations, at most 4 in one; with 1e-14 it took 93 and 8
+    ENSURE(newton <= 80);
+    ENSURE(c.most <= 6);
     alc_deleteSim(sim);
     closeRun(&r);
     return ALC_TEST_PASS;
