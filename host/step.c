@@ -44,7 +44,7 @@
 /// iterations (pInf ~ 2e-13 m, L ~ 1.7e-17). 1e-10 against the 1e-14 before: momentum 8.8 -> 7.0,
 /// roller 13.0 -> 11.4, arch 13.6 -> 12.1 Newton per step, the validation suite's figures the
 /// same (bench/results/amd-epyc-2c/al-iterations.md, twenty-third session)
-#define ALCI_CONVERGED_DIAG 1e-10
+#define ALCI_CONVERGED_DIAG  1e-10
 #define ALCI_CONVERGED_DELTA 1e-3
 
 int alci_frictionOn(const alcModel* m) {
