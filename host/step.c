@@ -288,7 +288,7 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         // majorizer's step, not Newton's on L (docs/architecture.md, "Friction pairs whose slip
         // a trial reversed")
         if (aout.nsecant > 0) done = 0;
-        // a converged iterate ends it too: a Newton step too short to matter (ALCI_CONVERGED)
+        // a converged iterate ends it too: a Newton step too short to matter (ALCI_CONVERGED_DIAG)
         double pTol = ALCI_CONVERGED_DIAG * (m->diag > 0 ? m->diag : 1);
         if (contact) pTol = fmin(pTol, ALCI_CONVERGED_DELTA * cp->delta);
         done |= sout.pInf <= pTol;
