@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static int steps(Run* r, int n) {
@@ -84,12 +83,6 @@ ALC_TEST(checkpoint_refusesBadInput) {
     return ALC_TEST_PASS;
 }
 
-/// Run a shell command; its exit status, or -1 when it did not exit.
-static int sh(const char* cmd) {
-    int rc = system(cmd);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
 /// run.args of a resumed run is its effective command: one --steps, the last given (40), and
 /// --quiet and --threads once however often they were given.
 static const char* const kArgsCheck =
@@ -116,48 +109,48 @@ ALC_TEST(checkpoint_cliResume) {
     const char* opts = "--every 10 --threads 1 --contacts --quiet";
     snprintf(cmd, sizeof cmd, "%s/alcove run %s --out %s/a --steps 40 %s 2>/dev/null", exe, scene,
              dir, opts);
-    ENSURE(sh(cmd) == 0);
+    ENSURE(alct_sh(cmd) == 0);
     snprintf(cmd, sizeof cmd, "%s/alcove run %s --out %s/b --steps 23 %s 2>/dev/null", exe, scene,
              dir, opts);
-    ENSURE(sh(cmd) == 0);
+    ENSURE(alct_sh(cmd) == 0);
     // what a kill -9 after step 30 would have left beyond the checkpoint of step 23
     snprintf(cmd, sizeof cmd,
              "cd %s && sed -n '25,31p' a/stats.csv >> b/stats.csv && printf '31,0.3' >> b/stats.csv"
              " && cp a/frames/frame_000030.vtu b/frames/ && cp a/states/state_000030.alcs b/states/"
              " && grep '^30,' a/contacts.csv >> b/contacts.csv",
              dir);
-    ENSURE(sh(cmd) == 0);
+    ENSURE(alct_sh(cmd) == 0);
     snprintf(cmd, sizeof cmd, "%s/alcove run --resume %s/b --steps 40 2>%s/resume.txt >/dev/null",
              exe, dir, dir);
-    ENSURE(sh(cmd) == 0);
+    ENSURE(alct_sh(cmd) == 0);
     snprintf(cmd, sizeof cmd, "grep -q 'resumed from the checkpoint at step 23' %s/resume.txt",
              dir);
-    ENSURE(sh(cmd) == 0);
+    ENSURE(alct_sh(cmd) == 0);
     snprintf(
         cmd, sizeof cmd,
         "cd %s && cmp a/states/state_000040.alcs b/states/state_000040.alcs && "
         "cmp a/frames.pvd b/frames.pvd && cmp a/contacts.csv b/contacts.csv && "
         "cut -d, -f1-18,25- a/stats.csv > sa && cut -d, -f1-18,25- b/stats.csv > sb && cmp sa sb",
         dir);
-    ENSURE_MSG(sh(cmd) == 0, "resumed run differs from the straight one (%s)", dir);
+    ENSURE_MSG(alct_sh(cmd) == 0, "resumed run differs from the straight one (%s)", dir);
     // run.args is the effective command: the resuming --steps 40 replaced the first --steps 23
     snprintf(cmd, sizeof cmd, "cd %s && %s", dir, kArgsCheck);
-    ENSURE_MSG(sh(cmd) == 0, "run.args after a resume (%s/args.txt)", dir);
+    ENSURE_MSG(alct_sh(cmd) == 0, "run.args after a resume (%s/args.txt)", dir);
     // complete: nothing to do, exit 0, files untouched
     snprintf(cmd, sizeof cmd,
              "cd %s && cp b/stats.csv s0 && %s/alcove run --resume b 2>done.txt && "
              "grep -q 'is complete' done.txt && cmp s0 b/stats.csv",
              dir, exe);
-    ENSURE(sh(cmd) == 0);
+    ENSURE(alct_sh(cmd) == 0);
     // no checkpoint: starts again and finishes
     snprintf(cmd, sizeof cmd,
              "rm %s/b/checkpoint.alck && %s/alcove run --resume %s/b --quiet 2>%s/again.txt && "
              "grep -q 'starting it again' %s/again.txt && cmp %s/a/states/state_000040.alcs "
              "%s/b/states/state_000040.alcs",
              dir, exe, dir, dir, dir, dir, dir);
-    ENSURE(sh(cmd) == 0);
+    ENSURE(alct_sh(cmd) == 0);
     snprintf(cmd, sizeof cmd, "cd %s && %s", dir, kArgsCheck);  // --quiet again: still once
-    ENSURE_MSG(sh(cmd) == 0, "run.args after a second resume (%s/args.txt)", dir);
+    ENSURE_MSG(alct_sh(cmd) == 0, "run.args after a second resume (%s/args.txt)", dir);
     // a scene moved after the run began: refused with the way out named, then resumed with
     // the scene's new path given after --resume (the same state as the straight run), and
     // refused by the checkpoint's fingerprint when the scene given compiles to another model
@@ -173,10 +166,10 @@ ALC_TEST(checkpoint_cliResume) {
              "{ %s/alcove run --resume m s2/edited.yaml --steps 30 2>edited.txt; test $? = 1; } && "
              "grep -q 'saved from another model' edited.txt",
              dir, sceneAbs, exe, opts, exe, exe, exe);
-    ENSURE_MSG(sh(cmd) == 0, "resume of a run whose scene moved (%s)", dir);
+    ENSURE_MSG(alct_sh(cmd) == 0, "resume of a run whose scene moved (%s)", dir);
     // not a run folder
     snprintf(cmd, sizeof cmd, "mkdir -p %s/c && %s/alcove run --resume %s/c 2>/dev/null", dir, exe,
              dir);
-    ENSURE(sh(cmd) == 2);
+    ENSURE(alct_sh(cmd) == 2);
     return ALC_TEST_PASS;
 }

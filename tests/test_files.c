@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define MAX_DIRS 128
@@ -59,6 +60,11 @@ const char* alct_writeFile(const char* dir, const char* name, const char* text) 
     fputs(text, f);
     fclose(f);
     return path;
+}
+
+int alct_sh(const char* cmd) {
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
 alctStatus alct_loadSceneText(const char* tag, const char* name, const char* text, alcModel** m,

@@ -13,6 +13,9 @@ const char* alct_tmpDir(const char* tag, const char* sub);
 /// or NULL when the file cannot be written.
 const char* alct_writeFile(const char* dir, const char* name, const char* text);
 
+/// Run a shell command (system): its exit status, or -1 when it did not exit (a signal).
+int alct_sh(const char* cmd);
+
 /// Write scene text to alct_tmpDir(tag)/name and load it (alc_loadScene, no parameter
 /// overrides): the status, the model in *m (NULL on failure), the message in err.
 alctStatus alct_loadSceneText(const char* tag, const char* name, const char* text, alcModel** m,

@@ -11,22 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-/// Run a shell command; its exit status, or -1 when it did not exit.
-static int sh(const char* cmd) {
-    int rc = system(cmd);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-/// Write text to path, executable when exec; 1 on success.
-static int writeFile(const char* path, const char* text, int exec) {
-    FILE* f = fopen(path, "w");
-    if (!f) return 0;
-    int ok = fputs(text, f) >= 0;
-    ok &= fclose(f) == 0;
-    return ok && (!exec || chmod(path, 0755) == 0);
+/// An executable script DIR/name holding text; 1 on success.
+static int writeScript(const char* dir, const char* name, const char* text) {
+    const char* path = alct_writeFile(dir, name, text);
+    return path && chmod(path, 0755) == 0;
 }
 
 ALC_TEST(gpuAcceptance_runsContinue) {
@@ -42,15 +32,13 @@ ALC_TEST(gpuAcceptance_runsContinue) {
     // stand-ins: a device of compute capability 9.0, and binaries that hold sm_90 code
     snprintf(path, sizeof path, "%s/bin", dir);
     ENSURE(mkdir(path, 0755) == 0);
-    snprintf(path, sizeof path, "%s/bin/nvidia-smi", dir);
-    ENSURE(writeFile(
-        path,
+    ENSURE(writeScript(
+        path, "nvidia-smi",
         "#!/bin/sh\ncase \"$*\" in\n*name*) echo 'Stand-in GPU' ;;\n"
         "*compute_cap*) echo 9.0 ;;\n*driver*) echo 0.0 ;;\n*) echo 'GPU 0: Stand-in' ;;\n"
-        "esac\n",
-        1));
-    snprintf(path, sizeof path, "%s/bin/cuobjdump", dir);
-    ENSURE(writeFile(path, "#!/bin/sh\necho 'ELF file    1: stand-in.1.sm_90.cubin'\n", 1));
+        "esac\n"));
+    ENSURE(writeScript(path, "cuobjdump",
+                       "#!/bin/sh\necho 'ELF file    1: stand-in.1.sm_90.cubin'\n"));
     // the reference backend's run, stopped at step 20 of box_drop's 60: run for 20 steps, its
     // recorded --steps 20 then dropped, as a run of the whole scene stopped there records it
     static char cmd[4 * PATH_MAX + 1024];
@@ -61,13 +49,13 @@ ALC_TEST(gpuAcceptance_runsContinue) {
              "awk 'skip { skip = 0; next } $0 == \"--steps\" { skip = 1; next } { print }' | "
              "tr '\\n' '\\0' > args && mv args box_drop/run.args",
              dir, alct_rootDir(), dir, dir, exe);
-    ENSURE(sh(cmd) == 0);
+    ENSURE(alct_sh(cmd) == 0);
     // the step alone, continued on the (emulated) cuda backend to the scene's end
     snprintf(cmd, sizeof cmd,
              "cd %s && PATH=%s/bin:$PATH BUILD=%s tools/gpu-acceptance.sh --prebuilt --only runs "
              "--runs %s/runs %s/acc > %s/acc.txt 2>&1",
              alct_rootDir(), dir, emu, dir, dir, dir);
-    int rc = sh(cmd);
+    int rc = alct_sh(cmd);
     ENSURE_MSG(rc == 0, "gpu-acceptance.sh exit %d (%s/acc.txt)", rc, dir);
     snprintf(
         cmd, sizeof cmd,
@@ -78,7 +66,7 @@ ALC_TEST(gpuAcceptance_runsContinue) {
         "'state_000000.alcs state_000060.alcs ' && ls runs/box_drop/run-*.log > /dev/null && "
         "grep -q 'resumed from the checkpoint at step 20' runs/box_drop/run-*.log",
         dir);
-    ENSURE_MSG(sh(cmd) == 0, "the long runs' records (%s/acc)", dir);
+    ENSURE_MSG(alct_sh(cmd) == 0, "the long runs' records (%s/acc)", dir);
     // a second call finds the run complete: nothing run, still clean
     snprintf(cmd, sizeof cmd,
              "rm -rf %s/runs/out/box_drop && cp -r %s/acc/runs/box_drop %s/runs/out/ && cd %s && "
@@ -86,7 +74,7 @@ ALC_TEST(gpuAcceptance_runsContinue) {
              "%s/runs %s/acc2 > %s/acc2.txt 2>&1 && "
              "grep -q '^box_drop: from step 60 to step 60 in .* s, ended$' %s/acc2/runs.log",
              dir, dir, dir, alct_rootDir(), dir, emu, dir, dir, dir, dir);
-    ENSURE_MSG(sh(cmd) == 0, "a second call on the finished run (%s/acc2)", dir);
+    ENSURE_MSG(alct_sh(cmd) == 0, "a second call on the finished run (%s/acc2)", dir);
     alct_note(
         "box_drop continued from step 20 to 60 on the emulated cuda backend by "
         "gpu-acceptance.sh --only runs, checked and thinned");
