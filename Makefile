@@ -311,15 +311,24 @@ fuzz: fuzz-build all
 SAN_SELF = $(BUILD)/san-address/emu/alcove_emu_selftest $(BUILD)/san-thread/emu/alcove_emu_selftest
 # the emulated build needs the toolkit's Thrust headers (CCCL); without them only the CPU suite runs
 HAVE_CCCL = $(wildcard $(CUDA_HOME)/targets/x86_64-linux/include/cccl/thrust/sort.h)
+# `make test` as CI and the README call it (no -j) builds with one job per core: a plain make
+# would compile the CUDA, emulated and sanitizer builds one file at a time
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+.PHONY: test-run
+test:
+	@case " $(MAKEFLAGS)" in \
+	  *" -j"*) $(MAKE) --no-print-directory test-run ;; \
+	  *) $(MAKE) --no-print-directory -j$(NPROC) test-run ;; \
+	esac
 ifneq ($(HAVE_CCCL),)
-test: all $(TESTS) emu $(if $(HAVE_FUZZ),fuzz-build)
+test-run: all $(TESTS) emu $(if $(HAVE_FUZZ),fuzz-build)
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/san-address SANITIZER=address emu-selftest
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/san-thread SANITIZER=thread emu-selftest
 	@ALC_BUILD=$(BUILD) FUZZ_DIR=$(FUZZ) FUZZ_TIME=$(FUZZ_TIME) ALCOVE=$(abspath $(ALCOVE)) \
 	  tests/run_suites.sh $(abspath $(TESTS)) $(abspath $(EMU_TESTS)) \
 	  $(abspath $(SAN_SELF)) $(abspath tests/fuzz/run_fuzz.sh) -- $(FILTER)
 else
-test: all $(TESTS) $(if $(HAVE_FUZZ),fuzz-build)
+test-run: all $(TESTS) $(if $(HAVE_FUZZ),fuzz-build)
 	@echo "note: no Thrust headers under $(CUDA_HOME) (CUDA toolkit): the emulated GPU tests are not built"
 	@ALC_BUILD=$(BUILD) FUZZ_DIR=$(FUZZ) FUZZ_TIME=$(FUZZ_TIME) ALCOVE=$(abspath $(ALCOVE)) \
 	  tests/run_suites.sh $(abspath $(TESTS)) $(abspath tests/fuzz/run_fuzz.sh) -- $(FILTER)

@@ -1,21 +1,28 @@
-// Test runner: runs every registered test (or those whose name contains argv[1]) and ends with
-// "N passed, N failed, N skipped" on a line of its own.
+// Test runner: runs every registered test (or those whose name or file contains argv[1]) and
+// ends with "N passed, N failed, N skipped" on a line of its own. The tests run in ALC_TEST_JOBS
+// child processes at once (default: the online cores, at most 8), each test in a process of its
+// own whose output is printed whole when it ends; a test that crashes fails alone.
 #define _POSIX_C_SOURCE 200809L
 #include "test_macros.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #define MAX_TESTS 1024
+#define MAX_JOBS  64
 
 typedef struct {
     const char* name;
     const char* file;
     alcTestFn fn;
+    int slow;  // started first when the tests run in several processes
 } TestEntry;
 
 static TestEntry g_tests[MAX_TESTS];
@@ -23,11 +30,12 @@ static int g_ntest = 0;
 static char g_skip[512];
 static char g_notes[8192];
 
-void alct_register(const char* name, const char* file, alcTestFn fn) {
+void alct_register(const char* name, const char* file, alcTestFn fn, int slow) {
     if (g_ntest < MAX_TESTS) {
         g_tests[g_ntest].name = name;
         g_tests[g_ntest].file = file;
         g_tests[g_ntest].fn = fn;
+        g_tests[g_ntest].slow = slow;
         g_ntest++;
     }
 }
@@ -97,8 +105,87 @@ static int cmpEntry(const void* a, const void* b) {
 int alcg_device_emulated(void);  // cuda/device.cu
 #endif
 
+/// Runs one test in this process and prints its line and notes; returns ALC_TEST_*.
+static int runTest(const TestEntry* t) {
+    g_skip[0] = 0;
+    g_notes[0] = 0;
+    double ts = now();
+    int r = t->fn();
+    double dt = now() - ts;
+    const char* tag = r == ALC_TEST_PASS ? "PASS" : (r == ALC_TEST_SKIP ? "SKIP" : "FAIL");
+    printf("%s %-40s %7.2f s%s%s\n", tag, t->name, dt, g_skip[0] ? "  -- " : "", g_skip);
+    if (g_notes[0]) printf("%s", g_notes);
+    fflush(stdout);
+    return r;
+}
+
+/// Worker processes for ALC_TEST_JOBS: 1 runs the tests in this process, one after another (for
+/// a debugger); the default is the online cores, at most 8.
+static int jobCount(void) {
+    const char* s = getenv("ALC_TEST_JOBS");
+    long n = s ? strtol(s, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1) n = 1;
+    if (n > 8 && !s) n = 8;
+    return n > MAX_JOBS ? MAX_JOBS : (int)n;
+}
+
+typedef struct {
+    pid_t pid;  // 0: free
+    int test;
+    FILE* out;  // the child's stdout and stderr
+    double t0;
+} Worker;
+
+/// Starts test `i` in a child process whose output goes to a temporary file. The child exits
+/// with 100 + ALC_TEST_* after printing its line; anything else is a crash.
+static int startWorker(Worker* w, int i) {
+    w->out = tmpfile();
+    if (!w->out) return 0;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        fclose(w->out);
+        return 0;
+    }
+    if (pid == 0) {
+        int fd = fileno(w->out);
+        if (dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0) _exit(99);
+        setvbuf(stdout, NULL, _IOLBF, 0);  // keep the order of stdout and stderr lines
+        int r = runTest(&g_tests[i]);
+        exit(100 + r);  // exit, not _exit: atexit handlers remove the test's folders
+    }
+    w->pid = pid;
+    w->test = i;
+    w->t0 = now();
+    return 1;
+}
+
+/// Copies a finished child's output to stdout and returns its ALC_TEST_* (FAIL on a crash).
+static int finishWorker(Worker* w, int status) {
+    char buf[8192];
+    size_t n;
+    rewind(w->out);
+    while ((n = fread(buf, 1, sizeof buf, w->out)) > 0) fwrite(buf, 1, n, stdout);
+    fclose(w->out);
+    int r = ALC_TEST_FAIL;
+    if (WIFEXITED(status) && WEXITSTATUS(status) >= 100 && WEXITSTATUS(status) <= 102) {
+        r = WEXITSTATUS(status) - 100;
+    } else if (WIFSIGNALED(status)) {
+        printf("FAIL %-40s %7.2f s  -- killed by signal %d (%s)\n", g_tests[w->test].name,
+               now() - w->t0, WTERMSIG(status), strsignal(WTERMSIG(status)));
+    } else {
+        printf("FAIL %-40s %7.2f s  -- exited with status %d before its result\n",
+               g_tests[w->test].name, now() - w->t0, WEXITSTATUS(status));
+    }
+    fflush(stdout);
+    w->pid = 0;
+    return r;
+}
+
 int main(int argc, char** argv) {
     const char* filter = argc > 1 ? argv[1] : NULL;
+    int jobs = jobCount();
 #ifdef ALC_GPU_TESTS
     // GPU tests run only on a usable device; otherwise the whole runner is waived (exit 2,
     // cuda-samples' EXIT_WAIVED): never "passed" without a GPU
@@ -112,31 +199,59 @@ int main(int argc, char** argv) {
             "GPU tests on alcove's SIMT emulation (cuda/*.cu run on the CPU, seed %s): they "
             "validate the kernels' logic against the reference, not a device\n",
             getenv("ALC_EMU_SEED") ? getenv("ALC_EMU_SEED") : "1");
+    } else {
+        jobs = 1;  // a CUDA context does not survive fork(), and the tests share one device
     }
 #endif
     int passed = 0, failed = 0, skipped = 0;
     qsort(g_tests, (size_t)g_ntest, sizeof g_tests[0], cmpEntry);
-    double t0 = now();
-    for (int i = 0; i < g_ntest; i++) {
-        if (filter && !strstr(g_tests[i].name, filter) && !strstr(g_tests[i].file, filter)) {
-            continue;
+    // the order to start them in: slow tests first, so that the workers end together
+    int order[MAX_TESTS], n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < g_ntest; i++) {
+            if (filter && !strstr(g_tests[i].name, filter) && !strstr(g_tests[i].file, filter)) {
+                continue;
+            }
+            if (g_tests[i].slow == (pass == 0)) order[n++] = i;
         }
-        g_skip[0] = 0;
-        g_notes[0] = 0;
-        double ts = now();
-        int r = g_tests[i].fn();
-        double dt = now() - ts;
-        const char* tag = r == ALC_TEST_PASS ? "PASS" : (r == ALC_TEST_SKIP ? "SKIP" : "FAIL");
-        printf("%s %-40s %7.2f s%s%s\n", tag, g_tests[i].name, dt, g_skip[0] ? "  -- " : "",
-               g_skip);
-        if (g_notes[0]) printf("%s", g_notes);
+    }
+    if (jobs > n) jobs = n > 0 ? n : 1;
+    double t0 = now();
+    if (jobs == 1) {
+        for (int k = 0; k < n; k++) {
+            int r = runTest(&g_tests[order[k]]);
+            passed += r == ALC_TEST_PASS;
+            skipped += r == ALC_TEST_SKIP;
+            failed += r != ALC_TEST_PASS && r != ALC_TEST_SKIP;
+        }
+    } else {
+        printf("%d tests in %d processes (ALC_TEST_JOBS; 1 runs them in this one)\n", n, jobs);
         fflush(stdout);
-        if (r == ALC_TEST_PASS)
-            passed++;
-        else if (r == ALC_TEST_SKIP)
-            skipped++;
-        else
-            failed++;
+        Worker workers[MAX_JOBS] = {{0}};
+        int next = 0, running = 0;
+        while (next < n || running > 0) {
+            for (int w = 0; w < jobs && next < n; w++) {
+                if (workers[w].pid) continue;
+                if (!startWorker(&workers[w], order[next])) {
+                    printf("FAIL %-40s    0.00 s  -- cannot start a process: %s\n",
+                           g_tests[order[next]].name, strerror(errno));
+                    failed++;
+                }
+                running += workers[w].pid != 0;
+                next++;
+            }
+            int status;
+            pid_t pid = wait(&status);
+            if (pid < 0) break;  // no child left (cannot happen while running > 0)
+            for (int w = 0; w < jobs; w++) {
+                if (workers[w].pid != pid) continue;
+                int r = finishWorker(&workers[w], status);
+                passed += r == ALC_TEST_PASS;
+                skipped += r == ALC_TEST_SKIP;
+                failed += r != ALC_TEST_PASS && r != ALC_TEST_SKIP;
+                running--;
+            }
+        }
     }
     printf("total %.1f s\n", now() - t0);
     printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);

@@ -504,7 +504,7 @@ ALC_TEST(api_sharedLibraryWithoutCudaRuntime) {
 /// friction 0.5, and let it slip out with friction 0.03 (the Coulomb bound: each finger presses
 /// with about 14 N on a cube of 1.23 N, so it holds above mu = 0.042). The same with rigid
 /// fingers (issue 17: each finger one rigid body driven by its pose).
-ALC_TEST(api_graspExample) {
+ALC_SLOW_TEST(api_graspExample) {
     const char* build = getenv("ALC_BUILD");
     const char* dir = alct_tmpDir("grasp", NULL);
     for (int rigid = 0; rigid < 2; rigid++) {

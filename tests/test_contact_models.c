@@ -43,7 +43,7 @@ ALC_TEST(contactModels_ipcStaysClean) {
 /// their obstacles into the bodies; the kinematic DOFs join the solve under an augmented
 /// Lagrangian (host/step_ipc.c). Every step stays clean, none hits the cap, and every obstacle
 /// vertex ends its step on its target.
-ALC_TEST(contactModels_ipcMovingBoundaries) {
+ALC_SLOW_TEST(contactModels_ipcMovingBoundaries) {
     const char* scenes[] = {"balls_press.yaml", "rings_box.yaml"};
     for (int i = 0; i < 2; i++) {
         Run r;

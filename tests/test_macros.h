@@ -13,8 +13,9 @@ enum { ALC_TEST_PASS = 0, ALC_TEST_FAIL = 1, ALC_TEST_SKIP = 2 };
 
 typedef int (*alcTestFn)(void);
 
-/// Registers a test with the runner; called from constructors made by ALC_TEST.
-void alct_register(const char* name, const char* file, alcTestFn fn);
+/// Registers a test with the runner; called from constructors made by ALC_TEST and
+/// ALC_SLOW_TEST. `slow` tests are started first when the tests run in several processes.
+void alct_register(const char* name, const char* file, alcTestFn fn, int slow);
 /// Tolerance scale from ALC_TOL_SCALE (default 1).
 double alct_tolScale(void);
 /// Path of ../shared relative to the repository root, or NULL when it is absent.
@@ -27,10 +28,15 @@ void alct_skipReason(const char* fmt, ...) __attribute__((format(printf, 1, 2)))
 void alct_note(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /// Defines and registers a test function `static int test_<name>(void)`.
-#define ALC_TEST(name)                                               \
+#define ALC_TEST(name) ALCT_DEFINE(name, 0)
+/// The same for a test that takes a large share of the suite's time (tens of seconds on 2
+/// cores): the runner starts these first, so that its processes end together.
+#define ALC_SLOW_TEST(name) ALCT_DEFINE(name, 1)
+
+#define ALCT_DEFINE(name, slow)                                      \
     static int test_##name(void);                                    \
     __attribute__((constructor)) static void alct_reg_##name(void) { \
-        alct_register(#name, __FILE__, test_##name);                 \
+        alct_register(#name, __FILE__, test_##name, slow);           \
     }                                                                \
     static int test_##name(void)
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-ALC_TEST(python_package) {
+ALC_SLOW_TEST(python_package) {
     if (system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") != 0) {
         alct_skipReason("/usr/bin/python3 with numpy (python3-numpy) is not installed");
         return ALC_TEST_SKIP;

@@ -81,7 +81,7 @@ static int cmpName(const void* a, const void* b) {
     return strcmp(*(const char* const*)a, *(const char* const*)b);
 }
 
-ALC_TEST(scenes_allCleanAtEveryStep) {
+ALC_SLOW_TEST(scenes_allCleanAtEveryStep) {
     char dir[1024];
     snprintf(dir, sizeof dir, "%s/scenes", alct_rootDir());
     DIR* dp = opendir(dir);

@@ -79,7 +79,7 @@ static int barTrace(double h, int gravity, double** trace) {
 /// AL paper Fig. 7: the accumulated errors of the bar's bottom and top against a run with a much
 /// smaller step, h * sum over steps of |y - y_ref| (and the same for velocities), fall with
 /// the first power of h, for problem 1 (initial velocity, no gravity) and problem 2 (gravity).
-ALC_TEST(validation_firstOrderConvergence) {
+ALC_SLOW_TEST(validation_firstOrderConvergence) {
     const double href = 3.125e-5;
     const double hs[4] = {0.002, 0.001, 0.0005, 0.00025};
     for (int problem = 1; problem <= 2; problem++) {
@@ -505,7 +505,7 @@ static int rollingRun(double mu, int contact, double* acc, double* roll) {
 /// ball rolls (its spin within 5 % of v / R) and accelerates at about (5/7) g sin(theta) (within
 /// 7 %: the faceted soft ball loses some to its contacts' changes); with mu = 0.01 it slips, at
 /// g (sin(theta) - mu cos(theta)) within 0.5 %, hardly turning.
-ALC_TEST(validation_rollingPenaltyDs) {
+ALC_SLOW_TEST(validation_rollingPenaltyDs) {
     // measured without CHOLMOD: GMRES on block Jacobi rolled the ball at 2.72 m/s^2, not 3.13
     if (!alcr_direct_available()) {
         SKIP_TEST(
@@ -585,7 +585,7 @@ static int archCheck(const char* path, int contact, int fallSteps, double fall, 
 
 /// AL paper Fig. 10: 25 voussoirs stand for 2 s with mu = 0.5 (every stone within 1 mm) and
 /// collapse without friction (0.2 s is enough to see stones fall by centimetres).
-ALC_TEST(validation_masonryArch) {
+ALC_SLOW_TEST(validation_masonryArch) {
     return archCheck(NULL, -1, 100, 0.05, 0, 1e-3);
 }
 
@@ -642,7 +642,7 @@ ALC_TEST(validation_masonryArchRigid) {
 
 /// The same under the IPC model (rigid IPC's own method) with dhat = delta = 1 um (the joints
 /// are 2 um wide) and the cumulative-TOI stop.
-ALC_TEST(validation_masonryArchRigidIpc) {
+ALC_SLOW_TEST(validation_masonryArchRigidIpc) {
     if (skipWithoutCholmod()) return ALC_TEST_SKIP;
     const char* path = rigidArch();
     ENSURE(path != NULL);
@@ -668,7 +668,7 @@ static int rollerRun(double mu, double* y) {
 
 /// AL paper Fig. 14: two counter-rotating rollers pull a block through their 4 cm gap (the block's
 /// centre ends below the rollers' axes, y < -0.05 m); without friction it stays on top (y > 0).
-ALC_TEST(validation_frictionRoller) {
+ALC_SLOW_TEST(validation_frictionRoller) {
     double y0 = 0, y5 = 0;
     ENSURE(rollerRun(0.0, &y0));
     ENSURE(rollerRun(0.5, &y5));
@@ -686,7 +686,7 @@ ALC_TEST(validation_frictionRoller) {
 /// AL paper Fig. 11: with delta larger than the sphere's triangles, only pairs between the sphere
 /// and the ground become active (no spurious pairs between neighbouring triangles of the sphere),
 /// and once it rests the active-contact count stays steady.
-ALC_TEST(validation_largeOffsetFineMesh) {
+ALC_SLOW_TEST(validation_largeOffsetFineMesh) {
     Run r;
     ENSURE(openRun(&r, "fine_sphere.yaml", NULL, NULL, -1));
     ENSURE(r.m->opt.delta > 0.01);

@@ -100,7 +100,7 @@ static int openTrio(const char* scene, Run* r, Run* q, Run* c) {
 ///   - on those scenes, each of Newton per step, CG per solve and contacts per iteration must be
 ///     within 10 % of the reference's wherever the perturbed reference's is (a statistic
 ///     rounding leaves stable); the others (Newton counts that end at round-off) are reported.
-ALC_TEST(backend_full_step) {
+ALC_SLOW_TEST(backend_full_step) {
     int failed = 0, strict = 0;
     for (int i = 0; kSteps[i].scene; i++) {
         const char* scene = kSteps[i].scene;
@@ -167,7 +167,7 @@ ALC_TEST(backend_full_step) {
 /// (1e-4) PCG stops at its tolerance after a number of iterations that the dot products'
 /// summation order can change (rods_twist: 211.8 against 214.2 per solve), and the states then
 /// differ by up to the solves' tolerance (backend_full_step); converged, that difference goes.
-ALC_TEST(backend_firstStepConverged) {
+ALC_SLOW_TEST(backend_firstStepConverged) {
     int failed = 0, compared = 0;
     for (int i = 0; kSteps[i].scene; i++) {
         const char* scene = kSteps[i].scene;
