@@ -120,6 +120,9 @@ static void runUsage(FILE* out) {
         "  --quiet            no progress bar and no summary\n"
         "  --verbose, -v      log every solver iteration (alpha, active pairs, mu, the largest\n"
         "                     multiplier and its pair)\n"
+        "  --very-verbose, -vv\n"
+        "                     also log every Newton iteration (|p|, CG, line search, L, kink\n"
+        "                     crossings, why the subproblem goes on)\n"
         "  -h, --help         this text\n");
 }
 
@@ -225,7 +228,7 @@ static const char* const kValueOptions[] = {
     "--linear-solver", "--mlcp-precond", NULL};
 
 /// The key of the argument at argv[i] that a later one with the same key overrides: the option
-/// name (with the parameter name for --set NAME=VALUE; -q and -v as --quiet and --verbose),
+/// name (with the parameter name for --set NAME=VALUE; -q, -v and -vv as their long names),
 /// "<scene>" for the scene (a scene given to --resume replaces the recorded one); *span = the
 /// number of argv entries it takes (1 or 2).
 static void argKey(int argc, char** argv, int i, char* key, size_t cap, int* span) {
@@ -237,6 +240,7 @@ static void argKey(int argc, char** argv, int i, char* key, size_t cap, int* spa
     }
     if (!strcmp(a, "-q")) a = "--quiet";
     if (!strcmp(a, "-v")) a = "--verbose";
+    if (!strcmp(a, "-vv")) a = "--very-verbose";
     size_t len = strcspn(a, "=");
     const char* value = a[len] == '=' ? a + len + 1 : NULL;
     for (int k = 0; kValueOptions[k]; k++) {
@@ -526,7 +530,9 @@ static int runMain(int argc, char** argv, const char* resume) {
         } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
             quiet = 1;
         } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
-            verbose = 1;
+            verbose = verbose > 1 ? verbose : 1;
+        } else if (!strcmp(a, "--very-verbose") || !strcmp(a, "-vv")) {
+            verbose = 2;
         } else if (a[0] == '-') {
             fprintf(stderr, "alcove run: unknown option '%s' (see alcove run --help)\n", a);
             return ALC_EXIT_USAGE;
@@ -641,7 +647,7 @@ static int runMain(int argc, char** argv, const char* resume) {
     def.backend = s.backend;
     def.threads = s.threads;
     def.log = alc_cliLog;
-    if (verbose) def.verbosity = 3;
+    if (verbose) def.verbosity = 2 + verbose;
     alcSim* sim = NULL;
     alcData* d = NULL;
     alctStatus st = alc_makeData(m, &d);
