@@ -52,7 +52,7 @@ static __global__ void elastic_tetKernel(alcgElastic E, const double* d_xhat,
     alcm_tet_gradient(model, mu, lam, vol, Dminv, x, E.d_elemG + 12 * t);
     // eigensystem once, then the blocks from it
     alcTetEigen eig;
-    alcm_tet_eigen(model, mu, lam, alcm_tet_F(x, Dminv), &eig, true);
+    alcm_tet_eigen(model, mu, lam, alcm_tet_F(x, Dminv), &eig, E.eigFilter);
     for (int p = 0; p < ELASTIC_NPAIR; p++) {
         int a, b;
         pairOf(p, &a, &b);
@@ -490,6 +490,7 @@ extern "C" alctStatus alcg_elastic_make(alcgElastic* E, const alcModel* m, const
     memset(E, 0, sizeof *E);
     E->nvert = m->nvert;
     E->ntet = m->ntet;
+    E->eigFilter = m->opt.eigenFilter == ALC_EIGEN_ABS ? ALCM_EIG_ABS : ALCM_EIG_CLAMP;
     E->boundN = -1;
     n = (size_t)m->nvert;
     nt = (size_t)m->ntet;

@@ -36,8 +36,9 @@ typedef enum alcgElasticMode_ {
 /// Device copies of the model arrays elasticity reads, the per-element scratch and the
 /// precomputed assembly maps. Sizes fixed at make time (nothing allocates in a step).
 typedef struct alcgElastic_ {
-    int nvert;  ///< vertices (= block rows)
-    int ntet;   ///< tetrahedra
+    int nvert;      ///< vertices (= block rows)
+    int ntet;       ///< tetrahedra
+    int eigFilter;  ///< ALCM_EIG_CLAMP or ALCM_EIG_ABS (alcOption.eigenFilter)
     // model
     int* d_tet_vert;      ///< vertex indices (ntet x 4) [device]
     double* d_tet_vol;    ///< rest volume (ntet) (m^3) [device]

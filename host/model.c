@@ -52,6 +52,7 @@ alcOption alc_defaultOption(void) {
     o.pairMuMax = 8;
     o.frictionSecant = 1;
     o.inversionBound = ALC_INVBOUND_END;
+    o.eigenFilter = ALC_EIGEN_CLAMP;
     o.tetGuards = 0;
     o.mlcpPrecond = ALC_MLCP_FULL;
     o.mlcpGapTol = 1e-3;

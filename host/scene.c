@@ -184,6 +184,8 @@ static int readSolver(Loader* L, alciYNode* root) {
     static const int invBoundValues[] = {ALC_INVBOUND_END, ALC_INVBOUND_PATH};
     static const char* const solverNames[] = {"pcg", "direct", "auto", NULL};
     static const int solverValues[] = {ALC_LINSOLVE_PCG, ALC_LINSOLVE_DIRECT, ALC_LINSOLVE_AUTO};
+    static const char* const eigNames[] = {"clamp", "abs", NULL};
+    static const int eigValues[] = {ALC_EIGEN_CLAMP, ALC_EIGEN_ABS};
     static const char* const reuseNames[] = {"newton", "step", NULL};
     static const int reuseValues[] = {0, 1};
     static const char* const keys[] = {"contact",
@@ -218,6 +220,7 @@ static int readSolver(Loader* L, alciYNode* root) {
                                        "friction_secant",
                                        "inversion_bound",
                                        "tet_guards",
+                                       "eigen_filter",
                                        "mlcp",
                                        "penalty_ds",
                                        NULL};
@@ -245,6 +248,7 @@ static int readSolver(Loader* L, alciYNode* root) {
                       &o->inversionBound) &&
         alciy_getNumber(&L->y, n, "inversion_fraction", &o->inversionFraction, 1e-6, 0.999, 0) &&
         alciy_getInt(&L->y, n, "tet_guards", &o->tetGuards, 0, ALC_TET_GUARDS_MAX, 0) &&
+        alciy_getEnum(&L->y, n, "eigen_filter", eigNames, eigValues, &o->eigenFilter) &&
         alciy_getNumber(&L->y, n, "newton_tol", &o->newtonTol, 0, BIG, 0) &&
         alciy_getNumber(&L->y, n, "penalty_scale", &o->penaltyScale, 1e-12, BIG, 0) &&
         alciy_getEnum(&L->y, n, "linear_solver", solverNames, solverValues, &o->linearSolver) &&

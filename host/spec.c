@@ -608,6 +608,8 @@ static alctStatus checkOptions(const alcOption* o, char* err, int errsz) {
         o->inversion);
     REQ(o->inversionBound == ALC_INVBOUND_END || o->inversionBound == ALC_INVBOUND_PATH,
         "unknown inversion_bound mode %d", o->inversionBound);
+    REQ(o->eigenFilter == ALC_EIGEN_CLAMP || o->eigenFilter == ALC_EIGEN_ABS,
+        "unknown eigen_filter mode %d", o->eigenFilter);
     REQ(o->inversionFraction > 0 && o->inversionFraction < 1,
         "inversion_fraction %g must be in (0, 1)", o->inversionFraction);
     REQ(o->newtonTol >= 0, "newton_tol %g must be >= 0", o->newtonTol);
@@ -635,8 +637,7 @@ static alctStatus checkOptions(const alcOption* o, char* err, int errsz) {
     REQ(o->mlcpThetaRate > 0 && o->mlcpThetaRate <= 1, "mlcp theta_rate %g must be in (0, 1]",
         o->mlcpThetaRate);
     REQ(o->dsK >= 0 && isfinite(o->dsK), "penalty_ds k %g must be >= 0 (0 = auto)", o->dsK);
-    REQ(o->dsTol >= 0 && isfinite(o->dsTol), "penalty_ds tol %g must be >= 0 (0 = auto)",
-        o->dsTol);
+    REQ(o->dsTol >= 0 && isfinite(o->dsTol), "penalty_ds tol %g must be >= 0 (0 = auto)", o->dsTol);
     REQ(o->dsGmresMax >= 1, "penalty_ds gmres_max %d must be >= 1", o->dsGmresMax);
     REQ(o->dsMaxNewton >= 1, "penalty_ds max_newton %d must be >= 1", o->dsMaxNewton);
     REQ(o->dsPrecond >= ALC_DS_PRECOND_AUTO && o->dsPrecond <= ALC_DS_PRECOND_CHOLESKY,

@@ -46,6 +46,14 @@
 /// undefined), so the Hessian is regularized there.
 #define ALCM_COR_TWIST_EPS 1e-6
 
+/// How alcm_tet_eigen filters the eigenvalues of d2Psi/dF2 for a Newton matrix.
+enum {
+    ALCM_EIG_EXACT = 0,  ///< unfiltered: the exact Hessian (may be indefinite)
+    ALCM_EIG_CLAMP = 1,  ///< max(lam, 0): the PSD projection of the AL paper, Eq. 17
+    ALCM_EIG_ABS = 2     ///< |lam|: absolute-eigenvalue filtering (Chen et al. 2024, "Stabler
+                         ///< Neo-Hookean simulation"); keeps curvature along compressed modes
+};
+
 /// Analytic eigensystem of d2Psi/dF2 = sum_k lam[k] vec(Q_k) vec(Q_k)^T with Q_k = U D_k V^T
 /// (Smith et al. 2019; AL paper Eq. 16). The Q_k are orthonormal in the Frobenius product.
 ///   k = 0..2 scaling: D_k = diag(column k of W), W the eigenvectors of d2Psi/dsigma2
@@ -57,7 +65,7 @@ typedef struct alcTetEigen_ {
     alcM3 V;        ///< right singular vectors of F (columns), det +1
     alcV3 sigma;    ///< signed singular values of F, x >= y >= |z|
     alcM3 W;        ///< scaling-mode diagonals as columns (orthonormal)
-    double lam[9];  ///< eigenvalues (Pa), clamped to >= 0 when projected (AL paper Eq. 17)
+    double lam[9];  ///< eigenvalues (Pa), filtered as asked (ALCM_EIG_*)
 } alcTetEigen;
 
 // ---------------------------------------------------------------------------------------------
@@ -375,9 +383,11 @@ ALC_HD alcM3 alcm_tetEigen_Q(const alcTetEigen* e, int k) {
 /// @param[in]  model, mu, lambda  as alcm_psi
 /// @param[in]  F        deformation gradient
 /// @param[out] out      eigensystem
-/// @param[in]  project  clamp eigenvalues to max(lam, 0) (AL paper Eq. 17)
+/// @param[in]  filter   ALCM_EIG_EXACT (0, false) keeps the eigenvalues; ALCM_EIG_CLAMP (1,
+///                      true) clamps them to max(lam, 0) (AL paper Eq. 17); ALCM_EIG_ABS (2)
+///                      takes |lam| (solver.eigen_filter: abs)
 ALC_HD void alcm_tet_eigen(int model, double mu, double lambda, alcM3 F, alcTetEigen* out,
-                           bool project) {
+                           int filter) {
     alcm_m3_svd(F, &out->U, &out->sigma, &out->V);
     alcV3 s = out->sigma;
     double sv[3] = {s.x, s.y, s.z};
@@ -409,7 +419,9 @@ ALC_HD void alcm_tet_eigen(int model, double mu, double lambda, alcM3 F, alcTetE
             out->lam[6 + m] = mu - dg * sv[m];
         }
     }
-    if (project) {
+    if (filter == ALCM_EIG_ABS) {
+        for (int k = 0; k < 9; k++) out->lam[k] = fabs(out->lam[k]);
+    } else if (filter) {
         for (int k = 0; k < 9; k++) out->lam[k] = alcm_max(out->lam[k], 0.0);
     }
 }
@@ -436,15 +448,15 @@ ALC_HD void alcm_tet_hessianEigen(const alcTetEigen* e, double vol, alcM3 Dminv,
     }
 }
 
-/// Full 12x12 tet Hessian, optionally PSD-projected (AL paper Eq. 17). With project = false it is
-/// the exact Hessian of alcm_tet_energy.
+/// Full 12x12 tet Hessian, optionally made PSD (AL paper Eq. 17). With filter = ALCM_EIG_EXACT it
+/// is the exact Hessian of alcm_tet_energy.
 /// @param[in]  model, mu, lambda, vol, Dminv, x  as alcm_tet_energy
 /// @param[out] H        H[12 * (3a + k) + 3b + l] (N/m), symmetric
-/// @param[in]  project  clamp the eigenvalues of d2Psi/dF2 to >= 0
+/// @param[in]  filter   the eigenvalues of d2Psi/dF2 as alcm_tet_eigen filters them
 ALC_HD void alcm_tet_hessian(int model, double mu, double lambda, double vol, alcM3 Dminv,
-                             const alcV3 x[4], double H[144], bool project) {
+                             const alcV3 x[4], double H[144], int filter) {
     alcTetEigen e;
-    alcm_tet_eigen(model, mu, lambda, alcm_tet_F(x, Dminv), &e, project);
+    alcm_tet_eigen(model, mu, lambda, alcm_tet_F(x, Dminv), &e, filter);
     alcm_tet_hessianEigen(&e, vol, Dminv, H);
 }
 

@@ -177,7 +177,10 @@ alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out) {
                           B->elemG + 12 * t);
         if (!reuse)
             alcm_tet_hessian(B->tetModel[t], B->tetMu[t], B->tetLam[t], m->tet_vol[t], Dminv, x,
-                             B->elemH + 144 * t, !B->hessianExact);
+                             B->elemH + 144 * t,
+                             B->hessianExact                       ? ALCM_EIG_EXACT
+                             : m->opt.eigenFilter == ALC_EIGEN_ABS ? ALCM_EIG_ABS
+                                                                   : ALCM_EIG_CLAMP);
     }
     // gather rows: each row owns its blocks, so rows run in parallel without conflicts
     alcrBsr* A = &B->A;

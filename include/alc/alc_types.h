@@ -131,6 +131,14 @@ typedef enum alctInversionBound_ {
     ALC_INVBOUND_PATH      ///< along the whole chord, as the AL paper's MaxStepSize
 } alctInversionBound;
 
+/// How the Newton matrix makes each tetrahedron's elastic Hessian positive semi-definite.
+typedef enum alctEigenFilter_ {
+    ALC_EIGEN_CLAMP = 0,  ///< negative eigenvalues of d2Psi/dF2 set to 0 (AL paper Eq. 17)
+    ALC_EIGEN_ABS         ///< negative eigenvalues replaced by their magnitude (absolute
+                          ///< eigenvalue filtering, Chen et al. 2024): compressed Neo-Hookean
+                          ///< elements keep their curvature (docs/architecture.md)
+} alctEigenFilter;
+
 /// Kind of a body.
 typedef enum alctBodyType_ {
     ALC_BODY_SOLID = 0,  ///< tetrahedral elastic solid
@@ -276,6 +284,8 @@ typedef struct alcOption_ {
     int dsMaxNewton;           ///< penalty-ds model: Newton iterations per step at most;
                                ///< default 100
     int dsPrecond;             ///< penalty-ds model: alctDsPrecond; default ALC_DS_PRECOND_AUTO
+    int eigenFilter;           ///< alctEigenFilter, both backends and every contact model;
+                               ///< default ALC_EIGEN_CLAMP
 } alcOption;
 
 /// Output format of frames.

@@ -300,14 +300,16 @@ static void setInputs(alcrBackend* B, const alcModel* m, const double* x1,
 }
 
 /// Compare on scenes[] after `steps` reference steps, the step's kinematic mask (or, with no
-/// step taken, the drivers' and obstacles') plus every 23rd vertex kinematic.
-static int sceneCases(const char* const* scenes, int steps, Tally* T) {
+/// step taken, the drivers' and obstacles') plus every 23rd vertex kinematic; the models'
+/// solver.eigen_filter set to `filter` (alctEigenFilter) for both sides.
+static int sceneCasesFiltered(const char* const* scenes, int steps, int filter, Tally* T) {
     memset(T, 0, sizeof *T);
     T->gradExact = T->atomicRepro = 1;
     for (int i = 0; scenes[i]; i++) {
         alctMotion mo;
         ENSURE_MSG(alct_motionMake(scenes[i], steps, 1.0, &mo), "%s", scenes[i]);
         alcrBackend* B = (alcrBackend*)mo.sim->be.state;
+        mo.m->opt.eigenFilter = filter;  // read at assembly (reference) and make (device)
         unsigned char* base = (unsigned char*)malloc((size_t)B->n + 1);
         ENSURE(base);
         memcpy(base, steps > 0 ? B->kin : mo.passive, (size_t)B->n);
@@ -329,10 +331,23 @@ static int sceneCases(const char* const* scenes, int steps, Tally* T) {
     return ALC_TEST_PASS;
 }
 
+static int sceneCases(const char* const* scenes, int steps, Tally* T) {
+    return sceneCasesFiltered(scenes, steps, ALC_EIGEN_CLAMP, T);
+}
+
 ALC_TEST(elastic_scenes) {
     // at the initial state (no reference step: they cost more than the comparisons)
     Tally T;
     return sceneCases(alct_gpuScenes, 0, &T);
+}
+
+ALC_TEST(elastic_absEigenFilter) {
+    // solver.eigen_filter: abs on the device as in the reference, on the perturbed states (some
+    // tetrahedra compressed, with negative modes)
+    static const char* const scenes[] = {"box_drop.yaml", "ball_plate.yaml", "balls_press.yaml",
+                                         NULL};
+    Tally T;
+    return sceneCasesFiltered(scenes, 0, ALC_EIGEN_ABS, &T);
 }
 
 ALC_TEST(elastic_contacts) {
