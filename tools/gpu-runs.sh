@@ -24,12 +24,14 @@
 # reference run went on in the emulated cuda backend, its states clean).
 #
 # Scenes are named NN_EXAMPLE so that the name order is the queue's: the dolphin first (its
-# passage through the funnel is issue 14's last criterion), as imported and with tetrahedron
-# guards, then the unfinished examples from the smallest remaining work up.
+# passage through the funnel is issue 14's last criterion), with absolute eigenvalue filtering
+# (solver.eigen_filter: abs, 3.5x fewer Newton iterations in the funnel than as imported;
+# bench/results/amd-epyc-2c/ipc-examples.md) and as imported, then the unfinished examples from
+# the smallest remaining work up.
 set -euo pipefail
 cd "$(dirname "$0")/.." || exit 2
 alcove=${ALCOVE:-build/alcove}
-queue="13_dolphinFunnel 13_dolphinFunnel:guards 12_matOnBoard 5_hitCardHouse 15_trashComp_shapes
+queue="13_dolphinFunnel:abs 13_dolphinFunnel 12_matOnBoard 5_hitCardHouse 15_trashComp_shapes
     8_rollerBall"
 
 usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; }
@@ -53,11 +55,19 @@ import)
         [ "$entry" != "$ex" ] && variant=${entry#*:}
         name=$(printf '%02d_%s%s' $k "$ex" "${variant:+_$variant}")
         "$alcove" import-ipc "$ipc/input/paperExamples/$ex.txt" --out "$dir" --name "$name" -q
-        if [ "$variant" = guards ]; then
-            # the guards of docs/architecture.md, "Tetrahedron guards" (off by default)
-            sed -i 's/^solver:$/solver:\n  tet_guards: 64/' "$dir/$name.yaml"
-            grep -q '^  tet_guards: 64$' "$dir/$name.yaml" || {
-                echo "gpu-runs: $dir/$name.yaml has no solver: block to add the guards to" >&2
+        # a variant adds one solver key (docs/scene-format.md): guards, docs/architecture.md's
+        # "Tetrahedron guards"; abs, its "Absolute eigenvalue filtering" (both off by default)
+        key=""
+        case $variant in
+        guards) key="tet_guards: 64" ;;
+        abs) key="eigen_filter: abs" ;;
+        "") ;;
+        *) echo "gpu-runs: unknown variant '$variant' in the queue" >&2; exit 2 ;;
+        esac
+        if [ -n "$key" ]; then
+            sed -i "s/^solver:\$/solver:\n  $key/" "$dir/$name.yaml"
+            grep -q "^  $key\$" "$dir/$name.yaml" || {
+                echo "gpu-runs: $dir/$name.yaml has no solver: block to add '$key' to" >&2
                 exit 1
             }
         fi
