@@ -114,6 +114,37 @@ int stepRun(Run* r) {
     return checkRun(r);
 }
 
+int pathRuns(PathRuns* p, const char* scene, int steps, void (*change)(alcModel* m)) {
+    memset(p, 0, sizeof *p);
+    if (!openRun(&p->a, scene, NULL, NULL, -1) || !openRun(&p->b, scene, NULL, NULL, -1) ||
+        !openRun(&p->c, scene, NULL, NULL, -1)) {
+        return 0;
+    }
+    change(p->b.m);
+    p->c.m->opt.cgTol = 1e-7;
+    Run* ab[2] = {&p->a, &p->b};
+    for (int k = 0; k < steps; k++) {
+        if (!stepRun(&p->a) || !stepRun(&p->b) || !stepRun(&p->c)) return 0;
+        for (int i = 0; i < 2; i++) {
+            p->newton[i] += ab[i]->d->stat.newton;
+            p->cg[i] += ab[i]->d->stat.cgTotal;
+            p->splits[i] += ab[i]->d->stat.splits;
+        }
+    }
+    for (int i = 0; i < 3 * p->a.m->nvert; i++) {
+        p->worst = fmax(p->worst, fabs(p->a.d->x[i] - p->b.d->x[i]));
+        p->cgMove = fmax(p->cgMove, fabs(p->a.d->x[i] - p->c.d->x[i]));
+        p->scale = fmax(p->scale, fabs(p->a.d->x[i]));
+    }
+    return 1;
+}
+
+void pathRunsClose(PathRuns* p) {
+    closeRun(&p->a);
+    closeRun(&p->b);
+    closeRun(&p->c);
+}
+
 alctStatus makeLoggedSim(const Run* r, int threads, alcLogFn log, void* user, alcSim** sim) {
     alcSimDef def = alc_defaultSimDef();
     def.backend = ALC_BACKEND_REF;

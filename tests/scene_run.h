@@ -39,6 +39,24 @@ int checkRun(Run* r);
 /// One step, then the independent check of the new state; 0 (with the reason printed) when the
 /// step fails or the state is not clean.
 int stepRun(Run* r);
+
+/// Three runs of scenes/SCENE stepped side by side, for a solver option that changes the Newton
+/// path but not the solution: a as loaded, b with `change` applied to its model, c with cg_tol
+/// 1e-7 instead of 1e-4 (how far a tighter linear solve moves a's states).
+typedef struct {
+    Run a, b, c;
+    long newton[2];  // Newton iterations of a and b
+    long cg[2];      // CG iterations of a and b
+    long splits[2];  // split steps of a and b
+    double worst;    // largest |x_b - x_a| at the end (m)
+    double cgMove;   // largest |x_c - x_a| at the end (m)
+    double scale;    // largest |x_a| at the end (m)
+} PathRuns;
+/// Steps the three runs of p `steps` times (each state checked as stepRun checks it) and fills
+/// the totals and differences. The runs stay open (pathRunsClose). 0 on failure (printed).
+int pathRuns(PathRuns* p, const char* scene, int steps, void (*change)(alcModel* m));
+/// Closes the three runs of p.
+void pathRunsClose(PathRuns* p);
 /// Over the obstacles' vertices: the largest |x - kin_target| (how far the step left a moving
 /// boundary from its target) into *gap and the largest |v| component into *speed (each only
 /// raised: start them at 0 and call after every step).

@@ -7,7 +7,6 @@
 #include "test_files.h"
 #include "test_macros.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -38,42 +37,25 @@ ALC_TEST(eigenFilter_sceneKey) {
     return ALC_TEST_PASS;
 }
 
+static void useAbs(alcModel* m) {
+    m->opt.eigenFilter = ALC_EIGEN_ABS;
+}
+
 ALC_TEST(eigenFilter_samePointOtherPath) {
     // box_stack (boxes resting on each other and the ground, friction) for 12 steps with clamp,
-    // with abs, and with clamp and cg_tol 1e-7 instead of 1e-4: every state clean, the abs run's
-    // Newton iterations differ (the filter reaches the matrix), and its states end within what the
-    // tighter linear solve moves the clamped run's
-    const int steps = 12;
-    Run a, b, c;
-    ENSURE(openRun(&a, "box_stack.yaml", NULL, NULL, -1));
-    ENSURE(openRun(&b, "box_stack.yaml", NULL, NULL, -1));
-    ENSURE(openRun(&c, "box_stack.yaml", NULL, NULL, -1));
-    b.m->opt.eigenFilter = ALC_EIGEN_ABS;
-    c.m->opt.cgTol = 1e-7;
-    long newtonA = 0, newtonB = 0;
-    int cgA = 0, cgB = 0;
-    for (int k = 0; k < steps; k++) {
-        ENSURE(stepRun(&a) && stepRun(&b) && stepRun(&c));
-        newtonA += a.d->stat.newton;
-        newtonB += b.d->stat.newton;
-        cgA += a.d->stat.cgTotal;
-        cgB += b.d->stat.cgTotal;
-    }
-    double worst = 0, scale = 0, cg = 0;
-    for (int i = 0; i < 3 * a.m->nvert; i++) {
-        worst = fmax(worst, fabs(a.d->x[i] - b.d->x[i]));
-        cg = fmax(cg, fabs(a.d->x[i] - c.d->x[i]));
-        scale = fmax(scale, fabs(a.d->x[i]));
-    }
+    // with abs, and with clamp and cg_tol 1e-7 instead of 1e-4: every state clean, the abs
+    // run's iterations differ (the filter reaches the matrix), and its states end within what
+    // the tighter linear solve moves the clamped run's
+    PathRuns p;
+    ENSURE(pathRuns(&p, "box_stack.yaml", 12, useAbs));
     alct_note(
-        "Newton iterations %ld clamp, %ld abs (CG %d, %d); largest position difference "
+        "Newton iterations %ld clamp, %ld abs (CG %ld, %ld); largest position difference "
         "%.2e m; cg_tol 1e-7 instead of 1e-4 moves the clamped run %.2e m",
-        newtonA, newtonB, cgA, cgB, worst, cg);
-    ENSURE(a.clean && b.clean && c.clean);
-    ENSURE(newtonA != newtonB || cgA != cgB);
-    ENSURE(worst > 0 && worst < cg && cg < 1e-2 * scale);
-    closeRun(&a);
-    closeRun(&b);
-    closeRun(&c);
+        p.newton[0], p.newton[1], p.cg[0], p.cg[1], p.worst, p.cgMove);
+    int clean = p.a.clean && p.b.clean && p.c.clean;
+    pathRunsClose(&p);
+    ENSURE(clean);
+    ENSURE(p.newton[0] != p.newton[1] || p.cg[0] != p.cg[1]);
+    ENSURE(p.worst > 0 && p.worst < p.cgMove && p.cgMove < 1e-2 * p.scale);
     return ALC_TEST_PASS;
 }

@@ -47,43 +47,30 @@ static long hessianEvals(const Run* r) {
     return ((const alcrBackend*)r->sim->be.state)->hessianEvals;
 }
 
+static void useReuse(alcModel* m) {
+    m->opt.hessianReuse = 1;
+}
+
 ALC_TEST(hessianReuse_oncePerStep) {
     // box_stack (boxes resting on each other and the ground, friction) for 10 steps, with and
     // without the reuse: with it one Hessian per step, without it one per Newton iteration; the
     // states, both clean, differ by less than a tighter linear solve (cg_tol 1e-7 instead of
     // 1e-4) moves the exact Newton's: the reuse changes the path, not the solution
     const int steps = 10;
-    Run a, b, c;
-    ENSURE(openRun(&a, "box_stack.yaml", NULL, NULL, -1));
-    ENSURE(openRun(&b, "box_stack.yaml", NULL, NULL, -1));
-    ENSURE(openRun(&c, "box_stack.yaml", NULL, NULL, -1));
-    b.m->opt.hessianReuse = 1;
-    c.m->opt.cgTol = 1e-7;
-    long newtonA = 0, newtonB = 0;
-    for (int k = 0; k < steps; k++) {
-        ENSURE(stepRun(&a) && stepRun(&b) && stepRun(&c));
-        newtonA += a.d->stat.newton;
-        newtonB += b.d->stat.newton;
-        ENSURE(b.d->stat.splits == 0);
-    }
-    ENSURE_MSG(hessianEvals(&a) == newtonA, "%ld evaluations for %ld Newton iterations",
-               hessianEvals(&a), newtonA);
-    ENSURE_MSG(hessianEvals(&b) == steps, "%ld evaluations in %d steps", hessianEvals(&b), steps);
-    ENSURE(newtonB > steps);
-    double worst = 0, scale = 0, cg = 0;
-    for (int i = 0; i < 3 * a.m->nvert; i++) {
-        worst = fmax(worst, fabs(a.d->x[i] - b.d->x[i]));
-        cg = fmax(cg, fabs(a.d->x[i] - c.d->x[i]));
-        scale = fmax(scale, fabs(a.d->x[i]));
-    }
+    PathRuns p;
+    ENSURE(pathRuns(&p, "box_stack.yaml", steps, useReuse));
+    long evalsA = hessianEvals(&p.a), evalsB = hessianEvals(&p.b);
+    pathRunsClose(&p);
+    ENSURE(p.splits[1] == 0);
+    ENSURE_MSG(evalsA == p.newton[0], "%ld evaluations for %ld Newton iterations", evalsA,
+               p.newton[0]);
+    ENSURE_MSG(evalsB == steps, "%ld evaluations in %d steps", evalsB, steps);
+    ENSURE(p.newton[1] > steps);
     alct_note(
         "Newton iterations %ld exact, %ld with the reuse; largest position difference "
         "%.2e m (scene size %.2f m)",
-        newtonA, newtonB, worst, scale);
-    alct_note("cg_tol 1e-7 instead of 1e-4: largest position difference %.2e m", cg);
-    ENSURE(worst < cg && cg < 1e-2 * scale);
-    closeRun(&a);
-    closeRun(&b);
-    closeRun(&c);
+        p.newton[0], p.newton[1], p.worst, p.scale);
+    alct_note("cg_tol 1e-7 instead of 1e-4: largest position difference %.2e m", p.cgMove);
+    ENSURE(p.worst < p.cgMove && p.cgMove < 1e-2 * p.scale);
     return ALC_TEST_PASS;
 }
