@@ -470,7 +470,7 @@ static int findKey(const Ds* S, long long key) {
 static void closestWeights(const alcV3 p[3], alcV3 q, double b[3]) {
     alcm_ds_baryOf(p, q, b);
     if (b[0] >= 0 && b[1] >= 0 && b[2] >= 0) return;
-    double best = INFINITY;
+    double best = HUGE_VAL;
     for (int e = 0; e < 3; e++) {
         alcV3 a = p[e], d = alcm_v3_sub(p[(e + 1) % 3], a);
         double dd = alcm_v3_dot(d, d);
