@@ -490,7 +490,7 @@ extern "C" alctStatus alcg_elastic_make(alcgElastic* E, const alcModel* m, const
     memset(E, 0, sizeof *E);
     E->nvert = m->nvert;
     E->ntet = m->ntet;
-    E->eigFilter = m->opt.eigenFilter == ALC_EIGEN_ABS ? ALCM_EIG_ABS : ALCM_EIG_CLAMP;
+    E->eigFilter = alcm_eigFilterOf(m->opt.eigenFilter);
     E->boundN = -1;
     n = (size_t)m->nvert;
     nt = (size_t)m->ntet;

@@ -301,19 +301,17 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         // iteration would solve for the same direction again, up to the Newton cap (issue 18:
         // on the momentum scene 19 of every 20 Newton iterations of a settled step were such)
         done |= !(L < L0);
-        if (sim->def.log && sim->def.verbosity >= 4) {
-            alci_log(sim, 4,
-                     "step %ld newton %d: |p| %.3e m, cg %d%s, r %.3g (bound %.3g), L %.9e -> "
-                     "%+.3e, crossings %d%s%s",
-                     d->step + 1, s->newton, sout.pInf, sout.iters, sout.converged ? "" : " (cap)",
-                     r, rmax, L0, L - L0, flips,
-                     done               ? ", ends"
-                     : r < 1            ? ", goes on: partial step"
-                     : flips > 0        ? ", goes on: a kink crossed"
-                     : aout.nsecant > 0 ? ", goes on: friction pairs at their secant"
-                                        : ", goes on: rigid bodies still moving",
-                     *kinLeft > 0 ? ", boundaries short of their targets" : "");
-        }
+        alci_log(sim, 4,
+                 "step %ld newton %d: |p| %.3e m, cg %d%s, r %.3g (bound %.3g), L %.9e -> %+.3e, "
+                 "crossings %d%s%s",
+                 d->step + 1, s->newton, sout.pInf, sout.iters, sout.converged ? "" : " (cap)", r,
+                 rmax, L0, L - L0, flips,
+                 done               ? ", ends"
+                 : r < 1            ? ", goes on: partial step"
+                 : flips > 0        ? ", goes on: a kink crossed"
+                 : aout.nsecant > 0 ? ", goes on: friction pairs at their secant"
+                                    : ", goes on: rigid bodies still moving",
+                 *kinLeft > 0 ? ", boundaries short of their targets" : "");
         if (done && *kinLeft > 0) {
             // moving boundaries short of their targets follow as far as the relaxed mesh
             // allows, and the Newton iterations go on from there

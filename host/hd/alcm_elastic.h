@@ -54,6 +54,12 @@ enum {
                          ///< Neo-Hookean simulation"); keeps curvature along compressed modes
 };
 
+/// The Newton matrix's filter for alcOption.eigenFilter (alctEigenFilter: ALC_EIGEN_CLAMP 0,
+/// ALC_EIGEN_ABS 1; host/ref/elastic_ref.c asserts those ids), for both backends.
+ALC_HD int alcm_eigFilterOf(int eigenFilter) {
+    return eigenFilter == 1 ? ALCM_EIG_ABS : ALCM_EIG_CLAMP;
+}
+
 /// Analytic eigensystem of d2Psi/dF2 = sum_k lam[k] vec(Q_k) vec(Q_k)^T with Q_k = U D_k V^T
 /// (Smith et al. 2019; AL paper Eq. 16). The Q_k are orthonormal in the Frobenius product.
 ///   k = 0..2 scaling: D_k = diag(column k of W), W the eigenvectors of d2Psi/dsigma2

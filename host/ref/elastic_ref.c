@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+// alcm_eigFilterOf reads alctEigenFilter by its ids (host/hd/ does not include the public types)
+_Static_assert(ALC_EIGEN_CLAMP == 0 && ALC_EIGEN_ABS == 1, "alctEigenFilter ids");
+
 /// Bins of the histogram of binary exponents of the diagonal (covers 2^-1050 .. 2^1050).
 #define ALCR_DIAG_BINS 2100
 
@@ -176,11 +179,10 @@ alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out) {
         alcm_tet_gradient(B->tetModel[t], B->tetMu[t], B->tetLam[t], m->tet_vol[t], Dminv, x,
                           B->elemG + 12 * t);
         if (!reuse)
-            alcm_tet_hessian(B->tetModel[t], B->tetMu[t], B->tetLam[t], m->tet_vol[t], Dminv, x,
-                             B->elemH + 144 * t,
-                             B->hessianExact                       ? ALCM_EIG_EXACT
-                             : m->opt.eigenFilter == ALC_EIGEN_ABS ? ALCM_EIG_ABS
-                                                                   : ALCM_EIG_CLAMP);
+            alcm_tet_hessian(
+                B->tetModel[t], B->tetMu[t], B->tetLam[t], m->tet_vol[t], Dminv, x,
+                B->elemH + 144 * t,
+                B->hessianExact ? ALCM_EIG_EXACT : alcm_eigFilterOf(m->opt.eigenFilter));
     }
     // gather rows: each row owns its blocks, so rows run in parallel without conflicts
     alcrBsr* A = &B->A;
