@@ -1,11 +1,13 @@
 // Test runner: runs every registered test (or those whose name or file contains argv[1]) and
 // ends with "N passed, N failed, N skipped" on a line of its own. The tests run in ALC_TEST_JOBS
 // child processes at once (default: the online cores, at most 8), each test in a process of its
-// own whose output is printed whole when it ends; a test that crashes fails alone.
+// own whose output is printed whole when it ends; a test that crashes fails alone, and one that
+// runs past ALC_TEST_TIMEOUT seconds (default 1200; 0: no limit) is killed and fails alone.
 #define _POSIX_C_SOURCE 200809L
 #include "test_macros.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,8 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_TESTS 1024
-#define MAX_JOBS  64
+#define MAX_TESTS         1024
+#define MAX_JOBS          64
+#define DEFAULT_TIMEOUT_S 1200  // 8x the slowest test (150 s on 2 cores, 2026-11-28)
 
 typedef struct {
     const char* name;
@@ -129,12 +132,45 @@ static int jobCount(void) {
     return n > MAX_JOBS ? MAX_JOBS : (int)n;
 }
 
+/// Seconds a test may run before it is killed and fails (ALC_TEST_TIMEOUT; 0: no limit).
+static int timeoutSeconds(void) {
+    const char* s = getenv("ALC_TEST_TIMEOUT");
+    long v = s ? strtol(s, NULL, 10) : DEFAULT_TIMEOUT_S;
+    return v > 0 && v < 1000000 ? (int)v : 0;
+}
+
+// One-process mode: what the alarm that ends a test past its time prints (made before the test).
+static char g_alarmLine[256];
+static pid_t g_runnerPid;  // a test's own child that inherits the handler exits quietly
+
+static void onAlarm(int sig) {
+    (void)sig;
+    // async-signal-safe: write() of a line prepared before the test started, then _exit
+    if (getpid() != g_runnerPid) _exit(1);
+    ssize_t w = write(STDOUT_FILENO, g_alarmLine, strlen(g_alarmLine));
+    (void)w;
+    _exit(1);
+}
+
 typedef struct {
     pid_t pid;  // 0: free
     int test;
     FILE* out;  // the child's stdout and stderr
     double t0;
+    int timedOut;  // the limit in seconds when the runner killed it for running past it, else 0
 } Worker;
+
+static Worker g_workers[MAX_JOBS];
+
+/// SIGINT, SIGTERM or SIGHUP to the runner: the workers' process groups (which a terminal's ^C
+/// does not reach) are killed with it.
+static void onStop(int sig) {
+    for (int w = 0; w < MAX_JOBS; w++) {
+        if (g_workers[w].pid > 0) kill(-g_workers[w].pid, SIGKILL);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
 
 /// Starts test `i` in a child process whose output goes to a temporary file. The child exits
 /// with 100 + ALC_TEST_* after printing its line; anything else is a crash.
@@ -149,15 +185,18 @@ static int startWorker(Worker* w, int i) {
         return 0;
     }
     if (pid == 0) {
+        setpgid(0, 0);  // a group of its own, so that a kill reaches the processes it starts too
         int fd = fileno(w->out);
         if (dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0) _exit(99);
         setvbuf(stdout, NULL, _IOLBF, 0);  // keep the order of stdout and stderr lines
         int r = runTest(&g_tests[i]);
         exit(100 + r);  // exit, not _exit: atexit handlers remove the test's folders
     }
+    setpgid(pid, pid);  // also here: whichever of the two runs first
     w->pid = pid;
     w->test = i;
     w->t0 = now();
+    w->timedOut = 0;
     return 1;
 }
 
@@ -171,6 +210,9 @@ static int finishWorker(Worker* w, int status) {
     int r = ALC_TEST_FAIL;
     if (WIFEXITED(status) && WEXITSTATUS(status) >= 100 && WEXITSTATUS(status) <= 102) {
         r = WEXITSTATUS(status) - 100;
+    } else if (w->timedOut) {
+        printf("FAIL %-40s %7.2f s  -- timed out: killed after ALC_TEST_TIMEOUT = %d s\n",
+               g_tests[w->test].name, now() - w->t0, w->timedOut);
     } else if (WIFSIGNALED(status)) {
         printf("FAIL %-40s %7.2f s  -- killed by signal %d (%s)\n", g_tests[w->test].name,
                now() - w->t0, WTERMSIG(status), strsignal(WTERMSIG(status)));
@@ -216,10 +258,20 @@ int main(int argc, char** argv) {
         }
     }
     if (jobs > n) jobs = n > 0 ? n : 1;
+    int timeout = timeoutSeconds();
     double t0 = now();
     if (jobs == 1) {
+        g_runnerPid = getpid();
+        if (timeout) signal(SIGALRM, onAlarm);
         for (int k = 0; k < n; k++) {
-            int r = runTest(&g_tests[order[k]]);
+            const TestEntry* t = &g_tests[order[k]];
+            snprintf(g_alarmLine, sizeof g_alarmLine,
+                     "FAIL %-40s %7d s  -- timed out (ALC_TEST_TIMEOUT); tests not run: %d\n"
+                     "%d passed, %d failed, %d skipped\n",
+                     t->name, timeout, n - k - 1, passed, failed + 1, skipped);
+            if (timeout) alarm((unsigned)timeout);
+            int r = runTest(t);
+            if (timeout) alarm(0);
             passed += r == ALC_TEST_PASS;
             skipped += r == ALC_TEST_SKIP;
             failed += r != ALC_TEST_PASS && r != ALC_TEST_SKIP;
@@ -227,7 +279,10 @@ int main(int argc, char** argv) {
     } else {
         printf("%d tests in %d processes (ALC_TEST_JOBS; 1 runs them in this one)\n", n, jobs);
         fflush(stdout);
-        Worker workers[MAX_JOBS] = {{0}};
+        Worker* workers = g_workers;
+        signal(SIGINT, onStop);
+        signal(SIGTERM, onStop);
+        signal(SIGHUP, onStop);
         int next = 0, running = 0;
         while (next < n || running > 0) {
             for (int w = 0; w < jobs && next < n; w++) {
@@ -241,8 +296,19 @@ int main(int argc, char** argv) {
                 next++;
             }
             int status;
-            pid_t pid = wait(&status);
+            pid_t pid = waitpid(-1, &status, timeout ? WNOHANG : 0);
             if (pid < 0) break;  // no child left (cannot happen while running > 0)
+            if (pid == 0) {      // none ended: kill those past their time, look again shortly
+                for (int w = 0; w < jobs; w++) {
+                    if (workers[w].pid && !workers[w].timedOut && now() - workers[w].t0 > timeout) {
+                        workers[w].timedOut = timeout;
+                        kill(-workers[w].pid, SIGKILL);
+                    }
+                }
+                struct timespec nap = {0, 20000000};
+                nanosleep(&nap, NULL);
+                continue;
+            }
             for (int w = 0; w < jobs; w++) {
                 if (workers[w].pid != pid) continue;
                 int r = finishWorker(&workers[w], status);
