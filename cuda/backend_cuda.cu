@@ -511,6 +511,11 @@ alctStatus opCollect(void* be, alciCollectOut* out) {
     return fail(B, st);
 }
 
+alctStatus opBlockingPair(void* be, alciBlockingPair* out) {
+    Backend* B = (Backend*)be;
+    return fail(B, alcg_collide_blocking(B->C, B->d_x, B->d_xhat, out, &B->s));
+}
+
 /// B->nguards from the device's active set after a merge, which may drop decayed guards
 /// (alcg_activeSet_countGuards). The one-int scratch is the inversion bound's, which no other
 /// call uses meanwhile.
@@ -816,7 +821,8 @@ const alciBackendOps kCudaOps = {"cuda",
                                  NULL,
                                  NULL,   // dsStep: the penalty-ds model is reference-only
                                  NULL,
-                                 NULL};
+                                 NULL,
+                                 opBlockingPair};
 
 /// Allocate and fill everything; the status and the message on B->s on failure.
 /// The capacities of the contact buffers: from alcSimDef.capacity, or the reference's defaults.

@@ -8,22 +8,24 @@
 
 #include <cuda_runtime.h>
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 struct alcgCollide_ {
     alcgSurface surf;
     alcgBvh* bvh;
-    int ptCap, eeCap;   // broad-phase buffers (pairs)
-    int* d_bpPT;        // (ptCap x 2)
-    int* d_bpEE;        // (eeCap x 2)
-    double* d_toi;      // per candidate (ptCap + eeCap)
-    double* d_reach;    // per candidate (ptCap + eeCap)
-    alcgCand* d_cand;   // pairs within reach (ptCap + eeCap): never overflows
-    int ncand;          // pairs within reach of the last collect
-    int pairCap;        // active set capacity
-    alcgPair* d_pairs;  // active set (pairCap)
-    alcgPair* d_next;   // merge output (pairCap)
+    int ptCap, eeCap;      // broad-phase buffers (pairs)
+    int* d_bpPT;           // (ptCap x 2)
+    int* d_bpEE;           // (eeCap x 2)
+    double* d_toi;         // per candidate (ptCap + eeCap)
+    double* d_reach;       // per candidate (ptCap + eeCap)
+    alcgCand* d_cand;      // pairs within reach (ptCap + eeCap): never overflows
+    int ncand;             // pairs within reach of the last collect
+    int lastNpt, lastNee;  // PT and EE candidates of the last collect (alcg_collide_blocking)
+    int pairCap;           // active set capacity
+    alcgPair* d_pairs;     // active set (pairCap)
+    alcgPair* d_next;      // merge output (pairCap)
     int npair;
     void* d_temp;  // scratch shared by the phases
     size_t tempBytes;
@@ -261,10 +263,73 @@ extern "C" alctStatus alcg_collide_collect(alcgCollide* c, const double* d_x, co
     }
     if (st != ALC_OK) return st;
     c->ncand = ncollide;
+    c->lastNpt = npt;
+    c->lastNee = nee;
     out->minToi = minToi;
     out->ncandidates = npt + nee;
     out->ncollide = ncollide;
     out->grown = grown;
+    return ALC_OK;
+}
+
+/// n ints of a device array from index `at`, into h.
+static alctStatus downloadInts(alcgStream* s, int* h, const int* d, int at, int n) {
+    return alcg_download(s, h, d + at, sizeof(int) * (size_t)n);
+}
+
+extern "C" alctStatus alcg_collide_blocking(const alcgCollide* c, const double* d_x,
+                                            const double* d_xhat, alciBlockingPair* out,
+                                            alcgStream* s) {
+    memset(out, 0, sizeof *out);
+    int npt = c->lastNpt, ntot = c->lastNpt + c->lastNee;
+    if (ntot <= 0) return ALC_OK;
+    double* toi = (double*)malloc(sizeof(double) * (size_t)ntot);
+    int* bp = (int*)malloc(sizeof(int) * 2 * (size_t)ntot);
+    if (!toi || !bp) {
+        free(toi);
+        free(bp);
+        return ALCG_FAIL(s, ALC_ERR_NOMEM, "out of host memory for %d candidates", ntot);
+    }
+    alctStatus st = alcg_download(s, toi, c->d_toi, sizeof(double) * (size_t)ntot);
+    if (st == ALC_OK && npt > 0) st = downloadInts(s, bp, c->d_bpPT, 0, 2 * npt);
+    if (st == ALC_OK && ntot > npt)
+        st = downloadInts(s, bp + 2 * npt, c->d_bpEE, 0, 2 * (ntot - npt));
+    int best = -1;
+    double bestToi = 1;
+    long long bestKey = LLONG_MAX;
+    for (int k = 0; st == ALC_OK && k < ntot; k++) {
+        long long key = ALC_PAIR_KEY(k < npt ? ALC_PAIR_PT : ALC_PAIR_EE, bp[2 * k], bp[2 * k + 1]);
+        if (toi[k] < 1 && alci_blocksBefore(toi[k], key, bestToi, bestKey)) {
+            best = k;
+            bestToi = toi[k];
+            bestKey = key;
+        }
+    }
+    int a = best >= 0 ? bp[2 * best] : 0, b = best >= 0 ? bp[2 * best + 1] : 0;
+    free(toi);
+    free(bp);
+    if (st != ALC_OK || best < 0) return st;
+    // the stencil as the narrow phase reads it (ccd_narrow.cu, candStencil)
+    const alcgSurface* sf = &c->surf;
+    if (best < npt) {
+        out->type = ALC_PAIR_PT;
+        st = downloadInts(s, out->v, sf->d_svert, a, 1);
+        if (st == ALC_OK) st = downloadInts(s, out->v + 1, sf->d_tri_vert, 3 * b, 3);
+    } else {
+        out->type = ALC_PAIR_EE;
+        st = downloadInts(s, out->v, sf->d_edge_vert, 2 * a, 2);
+        if (st == ALC_OK) st = downloadInts(s, out->v + 2, sf->d_edge_vert, 2 * b, 2);
+    }
+    for (int k = 0; st == ALC_OK && k < 4; k++) {
+        size_t off = 3 * (size_t)out->v[k];
+        st = alcg_download(s, out->x + 3 * k, d_x + off, 3 * sizeof(double));
+        if (st == ALC_OK)
+            st = alcg_download(s, out->xhat + 3 * k, d_xhat + off, 3 * sizeof(double));
+    }
+    if (st != ALC_OK) return st;
+    out->found = 1;
+    out->key = bestKey;
+    out->toi = bestToi;
     return ALC_OK;
 }
 

@@ -79,6 +79,16 @@ alctStatus alcg_collide_collect(alcgCollide* c, const double* d_x, const double*
                                 const unsigned char* d_passive, const alcgCollideParams* p,
                                 alciCollectOut* out, alcgStream* s);
 
+/// The candidate of the last collect that set its minToi, as alcr_ccd_blocking: smallest time of
+/// impact, ties to the smaller pair key; its stencil and positions downloaded (for the -vv log
+/// only: it copies every candidate's time of impact to the host).
+/// @param[in]  d_x     X of that collect (nvert x 3) (m) [device]
+/// @param[in]  d_xhat  XHAT of that collect (nvert x 3) (m) [device]
+/// @param[out] out     the pair; out->found = 0 when no time of impact was below 1 [host]
+/// @return ALC_OK; ALC_ERR_NOMEM; ALC_ERR_CUDA, the message in s->err.
+alctStatus alcg_collide_blocking(const alcgCollide* c, const double* d_x, const double* d_xhat,
+                                 alciBlockingPair* out, alcgStream* s);
+
 /// UpdateActiveSet (AL paper Alg. 3) with the pairs of the last collect, as alcr_contact_merge.
 /// @param[out] nactive  pairs in the new active set [host]
 /// @param[out] grown    the new pair capacity after a grow, else 0 [host]

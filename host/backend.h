@@ -81,6 +81,25 @@ typedef struct alciCollectOut_ {
     int grown;        // candidate buffer capacity after a grow (0 = no grow)
 } alciCollectOut;
 
+/// The candidate of the last collect that set its minToi: the pair that cut alpha (the -vv log,
+/// host/step.c). Of candidates with the same time of impact, the one of smallest pair key.
+typedef struct alciBlockingPair_ {
+    int found;        // 0 when no candidate's time of impact was below 1 (the rest unset)
+    int type;         // ALC_PAIR_PT (v: the point, then the triangle) or ALC_PAIR_EE (two edges)
+    int v[4];         // its vertices
+    long long key;    // its pair key, ALC_PAIR_KEY (alcm_pair.h)
+    double toi;       // its conservative time of impact in [0, 1)
+    double x[12];     // the four vertices at X (m)
+    double xhat[12];  // and at XHAT (m)
+} alciBlockingPair;
+
+/// Whether a candidate with time of impact toi and pair key `key` blocks before the best so far
+/// (bestToi, bestKey): the smaller time, ties to the smaller key, so that every backend names
+/// the same pair whatever order its broad phase lists them in.
+static inline int alci_blocksBefore(double toi, long long key, double bestToi, long long bestKey) {
+    return toi < bestToi || (toi == bestToi && key < bestKey);
+}
+
 /// The friction state of one mlcp-cr contact, carried from step to step by pair key (V&J's
 /// persistent, warm-started constraints; host/ref/mlcp_step_ref.c), in world coordinates.
 typedef struct alciMlcpFric_ {
@@ -328,6 +347,11 @@ typedef struct alciBackendOps_ {
     alctStatus (*getDsCarry)(void* be, alciDsPair* out, int cap, int* n);
     /// Replace them (strictly ascending keys, ids in range: checked by the caller).
     alctStatus (*setDsCarry)(void* be, const alciDsPair* in, int n);
+
+    // ---- diagnostics ----
+    /// The pair that set the minToi of the last collect (alciBlockingPair), for the -vv log;
+    /// valid until the next collect. May download from the device: call it only when logging.
+    alctStatus (*blockingPair)(void* be, alciBlockingPair* out);
 } alciBackendOps;
 
 /// A backend: its operation table and its state.

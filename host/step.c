@@ -11,10 +11,12 @@
 // halves of h from the same start, each of them split again if it stalls, down to
 // h / 2^splitDepth (stepSplit below).
 #include "alc_internal.h"
+#include "hd/alcm_distance.h"
 
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,6 +143,67 @@ static void logMultipliers(alcSim* sim, alcData* d, const alciContactParams* cp)
                  d->step + 1, n, violated);
     }
     free(pairs);
+}
+
+/// -vv (verbosity 4): after a collect whose time of impact cut alpha, the pair that cut it
+/// (alciBlockingPair): its distance at X, at XHAT and at the cut, how far its two primitives
+/// move against each other over the chord, and whether it was in the subproblem's active set
+/// (its linearized constraint c at XHAT and lambda/mu). Who cuts the chords, and why, is what
+/// issue 18 measured (bench/results/amd-epyc-2c/al-vs-ipc-full-size.md): pairs outside the set
+/// that the chord runs into, or active pairs whose constraint the iterate violates.
+static void logBlockingPair(alcSim* sim, alcData* d, const alciContactParams* cp, int k) {
+    const alciBackendOps* ops = sim->be.ops;
+    alciBlockingPair b;
+    if (!ops->blockingPair || ops->blockingPair(sim->be.state, &b) != ALC_OK || !b.found) return;
+    int isEE = b.type == ALC_PAIR_EE;
+    alcV3 x[4], xh[4], xc[4];
+    for (int a = 0; a < 4; a++) {
+        x[a] = alcm_v3_load(b.x + 3 * a);
+        xh[a] = alcm_v3_load(b.xhat + 3 * a);
+        xc[a] = alcm_v3_mad(x[a], b.toi, alcm_v3_sub(xh[a], x[a]));
+    }
+    double dx = isEE ? alcm_ee_distance(x, NULL) : alcm_pt_distance(x, NULL);
+    double dh = isEE ? alcm_ee_distance(xh, NULL) : alcm_pt_distance(xh, NULL);
+    double dc = isEE ? alcm_ee_distance(xc, NULL) : alcm_pt_distance(xc, NULL);
+    // the primitives' centres' displacements over the chord, one against the other
+    alcV3 ua = alcm_v3_sub(xh[0], x[0]), ub;
+    if (isEE) {
+        ua = alcm_v3_scale(alcm_v3_add(ua, alcm_v3_sub(xh[1], x[1])), 0.5);
+        ub = alcm_v3_scale(alcm_v3_add(alcm_v3_sub(xh[2], x[2]), alcm_v3_sub(xh[3], x[3])), 0.5);
+    } else {
+        ub = alcm_v3_add(alcm_v3_sub(xh[1], x[1]), alcm_v3_sub(xh[2], x[2]));
+        ub = alcm_v3_scale(alcm_v3_add(ub, alcm_v3_sub(xh[3], x[3])), 1.0 / 3.0);
+    }
+    double slide = alcm_v3_norm(alcm_v3_sub(ua, ub));
+    char active[128] = "not in the active set";
+    alcmPair* pairs = NULL;
+    int n = 0;
+    double lastMu, lastDelta;
+    if (alci_carry_get(sim, &pairs, &n, &lastMu, &lastDelta) == ALC_OK) {
+        int lo = 0, hi = n - 1;  // the set is in key order
+        while (lo <= hi) {
+            int mid = (lo + hi) / 2;
+            if (pairs[mid].key == b.key) {
+                const alcmPair* P = &pairs[mid];
+                snprintf(active, sizeof active, "active: c = %.3g delta, lambda/mu = %.3g delta",
+                         P->c / cp->delta, P->lambda / alcm_pair_mu(P, cp->mu) / cp->delta);
+                break;
+            }
+            if (pairs[mid].key < b.key) {
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        free(pairs);
+    }
+    alci_log(sim, 4,
+             "step %ld iter %d: CCD cut at %.3e by the %s pair of vertices %d %d %d %d: "
+             "distance %.3g delta at x, %.3g at the cut, %.3g at xhat; its primitives move "
+             "%.3g delta against each other over the chord; %s",
+             d->step + 1, k + 1, b.toi, isEE ? "edge-edge" : "point-triangle", b.v[0], b.v[1],
+             b.v[2], b.v[3], dx / cp->delta, dc / cp->delta, dh / cp->delta, slide / cp->delta,
+             active);
 }
 
 /// SolveSubproblem, AL paper Algorithm 2: projected Newton on L with a backtracking line search
@@ -448,6 +511,9 @@ static alctStatus stepOnce(alcSim* sim, alcData* d, double h, int canSplit, int*
                 if (cout.grown > s->bufferCapacity) s->bufferCapacity = cout.grown;
                 alci_log(sim, 2, "step %ld: CCD candidate buffer grown to %d and redone",
                          d->step + 1, cout.grown);
+            }
+            if (cout.minToi < 1 && sim->def.log && sim->def.verbosity >= 4) {
+                logBlockingPair(sim, d, &cp, k);
             }
             if (cout.ncandidates > s->candidatesMax) s->candidatesMax = cout.ncandidates;
             if (cout.ncandidates > d->maxuse_candidates) d->maxuse_candidates = cout.ncandidates;

@@ -1,7 +1,8 @@
 // The Newton-iteration log (host/step.c, solveSubproblem; `alcove run -vv`, verbosity 4): one
 // line per Newton iteration with the direction's length, its CG count, the line search's step
 // against its inversion bound, the change of L and why the subproblem ends or goes on. It is
-// how the dolphin's subproblems that wander to the Newton cap were read (issue 14).
+// how the dolphin's subproblems that wander to the Newton cap were read (issue 14). At the same
+// verbosity each outer iteration cut by the CCD names the pair that cut it (issue 18).
 #include "scene_run.h"
 #include "test_files.h"
 #include "test_macros.h"
@@ -105,5 +106,84 @@ ALC_TEST(newtonLog_cliVeryVerbose) {
     }
     ENSURE_MSG(found[0] == 0, "-v logged Newton lines (%s/log0.txt)", dir);
     ENSURE_MSG(found[1] == 1, "-vv logged no Newton line (%s/log1.txt)", dir);
+    return ALC_TEST_PASS;
+}
+
+typedef struct {
+    int cuts;      // "CCD cut" lines
+    int cutIters;  // outer iterations whose CCD time of impact was below 1
+    int matched;   // of them, those whose cut line came just before, with the same time
+    int active;    // cut lines naming a pair of the active set
+    int bad;       // lines that do not parse or whose numbers do not hold together
+    long step;     // the last cut line's step and iteration, and its time of impact
+    int iter;
+    double toi;
+} CutLog;
+
+static void readCuts(void* user, int level, const char* msg) {
+    CutLog* c = (CutLog*)user;
+    long step = 0;
+    int iter = 0;
+    double toi = 0, alpha = 0, ccd = 0, dx = 0, dc = 0, dh = 0, slide = 0;
+    (void)level;
+    const char* cut = strstr(msg, ": CCD cut at ");
+    if (cut) {
+        c->cuts++;
+        const char* dist = strstr(msg, ": distance ");
+        const char* mv = strstr(msg, "; its primitives move ");
+        if (sscanf(msg, "step %ld iter %d: CCD cut at %lf", &step, &iter, &toi) != 3 || !dist ||
+            sscanf(dist, ": distance %lf delta at x, %lf at the cut, %lf at xhat", &dx, &dc, &dh) !=
+                3 ||
+            !mv || sscanf(mv, "; its primitives move %lf", &slide) != 1 || !(toi >= 0 && toi < 1) ||
+            !(dc > 0 && dc <= dx && dh >= 0 && slide >= 0)) {
+            c->bad++;
+            return;
+        }
+        c->active += strstr(msg, "; active: c = ") != NULL;
+        if (!strstr(msg, "; active: c = ") && !strstr(msg, "; not in the active set")) c->bad++;
+        c->step = step;
+        c->iter = iter;
+        c->toi = toi;
+        return;
+    }
+    if (sscanf(msg, "step %ld iter %d: alpha %lf (ccd %lf)", &step, &iter, &alpha, &ccd) == 4 &&
+        ccd < 1) {
+        c->cutIters++;
+        // both printed with 4 significant digits
+        c->matched += c->step == step && c->iter == iter && c->toi == ccd;
+    }
+}
+
+/// At verbosity 4 every outer iteration whose chord the CCD cut names the pair that cut it, just
+/// before its own line and with the same time of impact: a pair the chord brings closer (its
+/// distance at the cut below that at x, above 0), in the active set or not.
+ALC_TEST(newtonLog_blockingPair) {
+    Run r;
+    ENSURE(openRun(&r, "ball_plate.yaml", NULL, NULL, -1));
+    CutLog c;
+    memset(&c, 0, sizeof c);
+    alcSimDef def = alc_defaultSimDef();
+    def.backend = ALC_BACKEND_REF;
+    def.threads = 1;
+    def.verbosity = 4;
+    def.log = readCuts;
+    def.user = &c;
+    alcSim* sim = NULL;
+    alcData* d = NULL;
+    ENSURE_OK(alc_makeData(r.m, &d));
+    ENSURE_OK(alc_makeSim(r.m, &def, &sim));
+    for (int step = 0; step < 6; step++) ENSURE_OK(alc_step(sim, d));
+    alc_deleteSim(sim);
+    alc_deleteData(d);
+    closeRun(&r);
+    alct_note(
+        "6 steps of ball_plate: %d outer iterations cut by the CCD, %d cut lines (%d naming an "
+        "active pair)",
+        c.cutIters, c.cuts, c.active);
+    ENSURE_MSG(c.bad == 0, "%d of %d cut lines do not parse or do not hold together", c.bad,
+               c.cuts);
+    ENSURE_MSG(c.cutIters > 0, "no outer iteration was cut: the test proves nothing");
+    ENSURE_MSG(c.cuts == c.cutIters && c.matched == c.cutIters,
+               "%d cut lines, %d cut iterations, %d matched", c.cuts, c.cutIters, c.matched);
     return ALC_TEST_PASS;
 }

@@ -122,7 +122,9 @@ static void runUsage(FILE* out) {
         "                     multiplier and its pair)\n"
         "  --very-verbose, -vv\n"
         "                     also log every Newton iteration (|p|, CG, line search, L, kink\n"
-        "                     crossings, why the subproblem goes on)\n"
+        "                     crossings, why the subproblem goes on) and the pair that cut\n"
+        "                     each outer iteration's chord (its distances, how far its two\n"
+        "                     primitives move against each other, whether it is active)\n"
         "  -h, --help         this text\n");
 }
 

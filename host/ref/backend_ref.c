@@ -359,6 +359,11 @@ static alctStatus opCollect(void* be, alciCollectOut* out) {
     return st;
 }
 
+static alctStatus opBlockingPair(void* be, alciBlockingPair* out) {
+    alcr_ccd_blocking((const alcrBackend*)be, out);
+    return ALC_OK;
+}
+
 static alctStatus opMergeActive(void* be, int* nactive, int* grown) {
     alcrBackend* B = (alcrBackend*)be;
     B->grown = 0;
@@ -606,7 +611,8 @@ static const alciBackendOps kRefOps = {"ref",
                                        opSetMlcpCarry,
                                        opDsStep,
                                        opGetDsCarry,
-                                       opSetDsCarry};
+                                       opSetDsCarry,
+                                       opBlockingPair};
 
 alctStatus alcr_backend_make(alcSim* sim, alciBackend* out) {
     const alcModel* m = sim->m;

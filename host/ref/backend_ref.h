@@ -128,6 +128,7 @@ typedef struct alcrBackend_ {
     double*
         candReach;  // per candidate time it comes within xi + ALC_CCD_REACH delta, or 2 (2 candCap)
     double* vmin;   // per-vertex earliest time of impact (n)
+    int lastNpt, lastNee;  // PT and EE candidates of the last collect (alcr_ccd_blocking)
     alcrBroad* broad;
 
     // friction lagged from the previous step
@@ -400,6 +401,9 @@ alcrBroadInput alcr_ccd_broadInput(const alcrBackend* B, const double* from, con
 /// its type (ALCR_PT or ALCR_EE).
 void alcr_ccd_candidate(const alcrBackend* B, int c, int npt, int v[4], int* type);
 alctStatus alcr_ccd_collect(alcrBackend* B, alciCollectOut* out);
+
+/// The candidate of the last alcr_ccd_collect that set its minToi (alciBlockingPair).
+void alcr_ccd_blocking(const alcrBackend* B, alciBlockingPair* out);
 
 // friction_ref.c
 alctStatus alcr_friction_make(alcrBackend* B);

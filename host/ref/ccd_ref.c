@@ -6,6 +6,7 @@
 #include "hd/alcm_pair.h"
 #include "ref/backend_ref.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -202,9 +203,37 @@ alctStatus alcr_ccd_collect(alcrBackend* B, alciCollectOut* out) {
         C->toi = B->candReach[c];
     }
     B->ncand = nc;
+    B->lastNpt = npt;
+    B->lastNee = nee;
     out->minToi = minToi;
     out->ncandidates = ntot;
     out->ncollide = nc;
     out->grown = grown;
     return ALC_OK;
+}
+
+void alcr_ccd_blocking(const alcrBackend* B, alciBlockingPair* out) {
+    memset(out, 0, sizeof *out);
+    int npt = B->lastNpt, ntot = B->lastNpt + B->lastNee, best = -1;
+    double bestToi = 1;
+    long long bestKey = LLONG_MAX;
+    for (int c = 0; c < ntot; c++) {
+        long long key = c < npt
+                            ? ALCR_KEY(ALCR_PT, B->bpPT[2 * c], B->bpPT[2 * c + 1])
+                            : ALCR_KEY(ALCR_EE, B->bpEE[2 * (c - npt)], B->bpEE[2 * (c - npt) + 1]);
+        if (B->candToi[c] < 1 && alci_blocksBefore(B->candToi[c], key, bestToi, bestKey)) {
+            best = c;
+            bestToi = B->candToi[c];
+            bestKey = key;
+        }
+    }
+    if (best < 0) return;
+    out->found = 1;
+    alcr_ccd_candidate(B, best, npt, out->v, &out->type);
+    out->key = bestKey;
+    out->toi = bestToi;
+    for (int a = 0; a < 4; a++) {
+        memcpy(out->x + 3 * a, B->x + 3 * out->v[a], 3 * sizeof(double));
+        memcpy(out->xhat + 3 * a, B->xhat + 3 * out->v[a], 3 * sizeof(double));
+    }
 }

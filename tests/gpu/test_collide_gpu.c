@@ -1,6 +1,7 @@
 // The device collision stage (cuda/collide.h) against the reference's collect and merge on the
 // same motion and active set: the same candidates, minimum time of impact, pairs within reach
-// and merged set, with buffers that start too small so that every grow-and-redo path runs.
+// and merged set, with buffers that start too small so that every grow-and-redo path runs; and
+// the same pair named as the one that cut the time of impact (the -vv log's blocking pair).
 #include "../../cuda/collide.h"
 #include "../test_macros.h"
 #include "contact_fixture.h"
@@ -16,6 +17,26 @@ static int samePair(const alcgPair* g, const alcrPair* r) {
     for (int a = 0; a < 4; a++)
         if (g->v[a] != r->v[a]) return 0;
     return 1;
+}
+
+static int g_blocking;  // cases whose collect was cut by a pair (alcg_collide_blocking)
+
+/// The device's blocking pair (the -vv log's) against the reference's, field by field.
+static int sameBlocking(const alciBlockingPair* g, const alciBlockingPair* r, const char* label) {
+    int same = g->found == r->found;
+    if (same && r->found) {
+        same = g->type == r->type && g->key == r->key && g->toi == r->toi &&
+               !memcmp(g->v, r->v, sizeof r->v) && !memcmp(g->x, r->x, sizeof r->x) &&
+               !memcmp(g->xhat, r->xhat, sizeof r->xhat);
+    }
+    if (!same) {
+        fprintf(stderr,
+                "  %s: blocking pair: device found %d key %lld toi %.17g, ref found %d "
+                "key %lld toi %.17g\n",
+                label, g->found, g->key, g->toi, r->found, r->key, r->toi);
+    }
+    g_blocking += same && r->found;
+    return same;
 }
 
 /// Run the reference merge and the device stage on case c, starting from the active set it
@@ -34,7 +55,9 @@ static int compareStage(alctContact* c, const char* label, int candCap, int pair
         if (i % 4 == 3) B->pairs[i].gamma = 0.5 * B->cp.removeBelow;
         alct_pairToDevice(&B->pairs[i], &before[i]);
     }
-    // the reference: its collect already ran on x0 -> xhat; merge now
+    // the reference: its collect already ran on x0 -> xhat; the pair that cut it; merge now
+    alciBlockingPair refBlock, gpuBlock;
+    alcr_ccd_blocking(B, &refBlock);
     if (alcr_contact_merge(B, &nref) != ALC_OK) {
         fprintf(stderr, "  %s: reference merge: %s\n", label, c->mo.sim->error);
         goto done;
@@ -56,6 +79,7 @@ static int compareStage(alctContact* c, const char* label, int candCap, int pair
             alcg_collide_make(&sf, candCap, pairCap, &stage, &c->s) != ALC_OK ||
             alcg_collide_setPairs(stage, before, n0, &c->s) != ALC_OK ||
             alcg_collide_collect(stage, c->d_x, c->d_xhat, d_passive, &p, &out, &c->s) != ALC_OK ||
+            alcg_collide_blocking(stage, c->d_x, c->d_xhat, &gpuBlock, &c->s) != ALC_OK ||
             alcg_collide_merge(stage, B->cp.removeBelow, 1, &nact, &grown, &changed, &c->s) !=
                 ALC_OK) {
             fprintf(stderr, "  %s: device stage: %s\n", label, c->s.err);
@@ -71,6 +95,7 @@ static int compareStage(alctContact* c, const char* label, int candCap, int pair
             fprintf(stderr, "  %s: device and reference differ\n", label);
             goto done;
         }
+        if (!sameBlocking(&gpuBlock, &refBlock, label)) goto done;
         if (out.ncandidates > 2 * candCap && out.grown == 0) {
             fprintf(stderr, "  %s: candidate buffers overflowed without a reported grow\n", label);
             goto done;
@@ -104,6 +129,7 @@ done:
 }
 
 ALC_TEST(collide_scenes) {
+    g_blocking = 0;
     for (int i = 0; alct_gpuScenes[i]; i++) {
         alctContact c;
         int made = alct_contactScene(alct_gpuScenes[i], &c);
@@ -111,10 +137,12 @@ ALC_TEST(collide_scenes) {
         alct_contactFree(&c);
         ENSURE_MSG(ok, "%s", alct_gpuScenes[i]);
     }
+    alct_note("%d of the scenes' collects were cut by a pair, the same on both", g_blocking);
     return ALC_TEST_PASS;
 }
 
 ALC_TEST(collide_random) {
+    g_blocking = 0;
     static const int nbody[] = {8, 64, 300};
     for (int k = 0; k < 3; k++) {
         alctContact c;
@@ -127,6 +155,8 @@ ALC_TEST(collide_random) {
         alct_contactFree(&c);
         ENSURE_MSG(ok, "%s", label);
     }
+    ENSURE_MSG(g_blocking > 0, "no collect was cut by a pair: the blocking pair is untested");
+    alct_note("%d collects were cut by a pair, the same on both", g_blocking);
     return ALC_TEST_PASS;
 }
 
