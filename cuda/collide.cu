@@ -292,8 +292,9 @@ extern "C" alctStatus alcg_collide_blocking(const alcgCollide* c, const double* 
     }
     alctStatus st = alcg_download(s, toi, c->d_toi, sizeof(double) * (size_t)ntot);
     if (st == ALC_OK && npt > 0) st = downloadInts(s, bp, c->d_bpPT, 0, 2 * npt);
-    if (st == ALC_OK && ntot > npt)
+    if (st == ALC_OK && ntot > npt) {
         st = downloadInts(s, bp + 2 * npt, c->d_bpEE, 0, 2 * (ntot - npt));
+    }
     int best = -1;
     double bestToi = 1;
     long long bestKey = LLONG_MAX;
@@ -323,8 +324,9 @@ extern "C" alctStatus alcg_collide_blocking(const alcgCollide* c, const double* 
     for (int k = 0; st == ALC_OK && k < 4; k++) {
         size_t off = 3 * (size_t)out->v[k];
         st = alcg_download(s, out->x + 3 * k, d_x + off, 3 * sizeof(double));
-        if (st == ALC_OK)
+        if (st == ALC_OK) {
             st = alcg_download(s, out->xhat + 3 * k, d_xhat + off, 3 * sizeof(double));
+        }
     }
     if (st != ALC_OK) return st;
     out->found = 1;

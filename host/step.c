@@ -160,6 +160,7 @@ static void logBlockingPair(alcSim* sim, alcData* d, const alciContactParams* cp
     for (int a = 0; a < 4; a++) {
         x[a] = alcm_v3_load(b.x + 3 * a);
         xh[a] = alcm_v3_load(b.xhat + 3 * a);
+        // on the straight chord (a rigid body's vertices move on arcs: approximate there)
         xc[a] = alcm_v3_mad(x[a], b.toi, alcm_v3_sub(xh[a], x[a]));
     }
     double dx = isEE ? alcm_ee_distance(x, NULL) : alcm_pt_distance(x, NULL);
