@@ -16,22 +16,25 @@ typedef struct {
     const char* scene;
     const char* preset;
     int steps;
+    int vsIpc;  // 1: also IPC with the AL paper's termination, and the ratio (issue 18, item 5)
 } BenchEntry;
 
 static const BenchEntry kTable[] = {
-    {"box_drop", "scenes/box_drop.yaml", "", 50},
-    {"box_stack", "scenes/box_stack.yaml", "", 50},
-    {"ball_plate", "scenes/ball_plate.yaml", "", 40},
-    {"balls_press", "scenes/balls_press.yaml", "", 60},
-    {"rods_twist", "scenes/rods_twist.yaml", "", 40},
-    {"rings_box", "scenes/rings_box.yaml", "", 60},
-    {"pile_well", "scenes/pile_well.yaml", "", 60},
-    {"rigid_cubes", "scenes/rigid_cubes.yaml", "", 40},
+    {"box_drop", "scenes/box_drop.yaml", "", 50, 0},
+    {"box_stack", "scenes/box_stack.yaml", "", 50, 0},
+    {"ball_plate", "scenes/ball_plate.yaml", "", 40, 0},
+    // the AL paper's AL-against-GIPC scenes (Figs. 1, 3, 4): the ratio at CI size, beside the
+    // full-size runs of bench/results/amd-epyc-2c/al-vs-ipc-full-size.md
+    {"balls_press", "scenes/balls_press.yaml", "", 60, 1},
+    {"rods_twist", "scenes/rods_twist.yaml", "", 40, 0},
+    {"rings_box", "scenes/rings_box.yaml", "", 60, 1},
+    {"pile_well", "scenes/pile_well.yaml", "", 60, 1},
+    {"rigid_cubes", "scenes/rigid_cubes.yaml", "", 40, 0},
     // the frictional validation scenes (AL paper Figs. 8-10, 14)
-    {"momentum", "scenes/momentum.yaml", "", 60},
-    {"slope", "scenes/slope.yaml", "", 130},
-    {"arch", "scenes/arch.yaml", "", 250},
-    {"roller", "scenes/roller.yaml", "", 50},
+    {"momentum", "scenes/momentum.yaml", "", 60, 0},
+    {"slope", "scenes/slope.yaml", "", 130, 0},
+    {"arch", "scenes/arch.yaml", "", 250, 0},
+    {"roller", "scenes/roller.yaml", "", 50, 0},
 };
 #define NTABLE ((int)(sizeof kTable / sizeof kTable[0]))
 
@@ -53,7 +56,10 @@ static void benchUsage(FILE* out) {
             "  --preset P, --set NAME=VALUE, --backend B, --threads N, --ipc-stop S,\n"
             "  --ipc-dhat D, --linear-solver S, --mlcp-precond P\n"
             "                       as for alcove run\n"
-            "  --table              run the built-in benchmark table (make bench)\n"
+            "  --table              run the built-in benchmark table (make bench); its\n"
+            "                       balls_press, rings_box and pile_well rows run al and ipc\n"
+            "                       (--ipc-stop toi --ipc-dhat delta) with their ratio, unless\n"
+            "                       --models or --contact is given\n"
             "  --list               list the table\n"
             "  --only NAME          run one entry of the table\n"
             "  --record DIR         write DIR/<machine>/<name>.csv with date, machine, command\n"
@@ -288,14 +294,16 @@ int alc_cmdBench(int argc, char** argv) {
             return ALC_EXIT_USAGE;
         }
     }
+    int modelsGiven = nmodel > 0;
     if (nmodel == 0) {
         models[0] = s.contact;  // -1: the scene's own model
         nmodel = 1;
     }
     if (list) {
         for (int i = 0; i < NTABLE; i++) {
-            printf("%-14s %-28s steps %d%s%s\n", kTable[i].name, kTable[i].scene, kTable[i].steps,
-                   kTable[i].preset[0] ? " preset " : "", kTable[i].preset);
+            printf("%-14s %-28s steps %d%s%s%s\n", kTable[i].name, kTable[i].scene, kTable[i].steps,
+                   kTable[i].preset[0] ? " preset " : "", kTable[i].preset,
+                   kTable[i].vsIpc ? ", al and ipc (TOI stop, dhat = delta)" : "");
         }
         return ALC_EXIT_OK;
     }
@@ -342,16 +350,27 @@ int alc_cmdBench(int argc, char** argv) {
             if (rec) {
                 fprintf(rec,
                         "# machine: %s\n# date: %s\n# command: alcove bench --only %s --steps "
-                        "%d%s%s --backend %s\n",
+                        "%d%s%s --backend %s",
                         machine, date, kTable[i].name, steps, e.preset ? " --preset " : "",
                         e.preset ? e.preset : "",
                         s.backend == ALC_BACKEND_CUDA
                             ? "cuda"
                             : (s.backend == ALC_BACKEND_REF ? "ref" : "auto"));
+                if (s.threads > 0) fprintf(rec, " --threads %d", s.threads);
+                fprintf(rec, "\n");
             }
         }
+        // the AL against IPC with the AL paper's cumulative-TOI termination and dhat = delta,
+        // as issue 8 compared them, unless the command line chose the models or IPC's settings
+        int vsIpc[2] = {ALC_CONTACT_AL, ALC_CONTACT_IPC};
+        int useVs = kTable[i].vsIpc && !modelsGiven && s.contact < 0;
+        if (useVs) {
+            if (e.ipcToi < 0) e.ipcToi = 1;
+            if (e.ipcDhat < 0) e.ipcDhat = 0;
+        }
         printf("\n== %s (%s, %d steps)\n", kTable[i].name, kTable[i].scene, steps);
-        int r = benchScene(&e, kTable[i].name, steps, repeats, models, nmodel, rec);
+        int r = benchScene(&e, kTable[i].name, steps, repeats, useVs ? vsIpc : models,
+                           useVs ? 2 : nmodel, rec);
         if (rec) fclose(rec);
         if (r != ALC_EXIT_OK) code = r;
         ran++;
