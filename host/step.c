@@ -181,20 +181,11 @@ static void logBlockingPair(alcSim* sim, alcData* d, const alciContactParams* cp
     int n = 0;
     double lastMu, lastDelta;
     if (alci_carry_get(sim, &pairs, &n, &lastMu, &lastDelta) == ALC_OK) {
-        int lo = 0, hi = n - 1;  // the set is in key order
-        while (lo <= hi) {
-            int mid = (lo + hi) / 2;
-            if (pairs[mid].key == b.key) {
-                const alcmPair* P = &pairs[mid];
-                snprintf(active, sizeof active, "active: c = %.3g delta, lambda/mu = %.3g delta",
-                         P->c / cp->delta, P->lambda / alcm_pair_mu(P, cp->mu) / cp->delta);
-                break;
-            }
-            if (pairs[mid].key < b.key) {
-                lo = mid + 1;
-            } else {
-                hi = mid - 1;
-            }
+        int at = alcm_pair_find(pairs, n, b.key);
+        if (at >= 0) {
+            const alcmPair* P = &pairs[at];
+            snprintf(active, sizeof active, "active: c = %.3g delta, lambda/mu = %.3g delta",
+                     P->c / cp->delta, P->lambda / alcm_pair_mu(P, cp->mu) / cp->delta);
         }
         free(pairs);
     }

@@ -145,11 +145,12 @@ void pathRunsClose(PathRuns* p) {
     closeRun(&p->c);
 }
 
-alctStatus makeLoggedSim(const Run* r, int threads, alcLogFn log, void* user, alcSim** sim) {
+alctStatus makeLoggedSim(const Run* r, int threads, int verbosity, alcLogFn log, void* user,
+                         alcSim** sim) {
     alcSimDef def = alc_defaultSimDef();
     def.backend = ALC_BACKEND_REF;
     def.threads = threads;
-    def.verbosity = 3;
+    def.verbosity = verbosity;
     def.log = log;
     def.user = user;
     return alc_makeSim(r->m, &def, sim);

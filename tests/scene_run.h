@@ -69,9 +69,11 @@ void totalMomentum(const Run* r, double p[3]);
 /// of its start while contact passes more than a tenth of it to body b (named `what` in the
 /// note) along x. ALC_TEST_PASS or ALC_TEST_FAIL.
 int momentumCheck(Run* r, int b, const char* what);
-/// A second sim for r's model on the reference backend that logs every solver iteration
-/// (verbosity 3) to log(user, ...); threads 0 = the default. Owned by the caller.
-alctStatus makeLoggedSim(const Run* r, int threads, alcLogFn log, void* user, alcSim** sim);
+/// A second sim for r's model on the reference backend that logs to log(user, ...) at
+/// `verbosity` (3: every solver iteration; 4: also every Newton iteration and the pair that cut
+/// each chord); threads 0 = the default. Owned by the caller.
+alctStatus makeLoggedSim(const Run* r, int threads, int verbosity, alcLogFn log, void* user,
+                         alcSim** sim);
 
 /// The end of a run as the checkpoint tests compare it (positions, velocities, time,
 /// statistics, contact report); arrays malloc'ed (runEndFree).

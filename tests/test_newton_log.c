@@ -46,16 +46,10 @@ ALC_TEST(newtonLog_everyIteration) {
     int counts[2][3] = {{0}};  // per verbosity 3, 4: lines, ends, newton iterations
     for (int verbosity = 3; verbosity <= 4; verbosity++) {
         NewtonLog c = {0, 0, 0};
-        alcSimDef def = alc_defaultSimDef();
-        def.backend = ALC_BACKEND_REF;
-        def.threads = 1;
-        def.verbosity = verbosity;
-        def.log = readNewton;
-        def.user = &c;
         alcSim* sim = NULL;
         alcData* d = NULL;
         ENSURE_OK(alc_makeData(r.m, &d));
-        ENSURE_OK(alc_makeSim(r.m, &def, &sim));
+        ENSURE_OK(makeLoggedSim(&r, 1, verbosity, readNewton, &c, &sim));
         long newton = 0;
         int outer = 0;
         for (int step = 0; step < 3; step++) {
@@ -162,16 +156,10 @@ ALC_TEST(newtonLog_blockingPair) {
     ENSURE(openRun(&r, "ball_plate.yaml", NULL, NULL, -1));
     CutLog c;
     memset(&c, 0, sizeof c);
-    alcSimDef def = alc_defaultSimDef();
-    def.backend = ALC_BACKEND_REF;
-    def.threads = 1;
-    def.verbosity = 4;
-    def.log = readCuts;
-    def.user = &c;
     alcSim* sim = NULL;
     alcData* d = NULL;
     ENSURE_OK(alc_makeData(r.m, &d));
-    ENSURE_OK(alc_makeSim(r.m, &def, &sim));
+    ENSURE_OK(makeLoggedSim(&r, 1, 4, readCuts, &c, &sim));
     for (int step = 0; step < 6; step++) ENSURE_OK(alc_step(sim, d));
     alc_deleteSim(sim);
     alc_deleteData(d);

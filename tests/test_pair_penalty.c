@@ -193,7 +193,7 @@ ALC_TEST(pairPenalty_multipliersLogged) {
     ENSURE(openRun(&r, "ball_plate.yaml", NULL, NULL, -1));
     MultiplierLog c = {0, 0, 0};
     alcSim* sim = NULL;
-    ENSURE_OK(makeLoggedSim(&r, 1, readMultipliers, &c, &sim));
+    ENSURE_OK(makeLoggedSim(&r, 1, 3, readMultipliers, &c, &sim));
     ENSURE_OK(alc_step(sim, r.d));
     alct_note("step 1: %d outer iterations, %d multiplier lines (%d with pairs)", r.d->stat.outer,
               c.lines, c.withPairs);

@@ -279,7 +279,7 @@ ALC_TEST(scenes_stationarySubproblemEnds) {
     ENSURE(openScene(&r, "scenes/momentum.yaml", NULL, NULL));
     SubproblemLog c = {0};
     alcSim* sim = NULL;
-    ENSURE_OK(makeLoggedSim(&r, 1, logSubproblems, &c, &sim));
+    ENSURE_OK(makeLoggedSim(&r, 1, 3, logSubproblems, &c, &sim));
     long newton = 0;
     for (int k = 0; k < 10; k++) {
         ENSURE_OK(alc_step(sim, r.d));

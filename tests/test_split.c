@@ -197,7 +197,7 @@ ALC_TEST(split_restartAfterInversionBound) {
     r.m->opt.splitDepth = 0;
     RestartLog c = {0};
     alcSim* sim = NULL;
-    ENSURE_OK(makeLoggedSim(&r, 0, countRestarts, &c, &sim));
+    ENSURE_OK(makeLoggedSim(&r, 0, 3, countRestarts, &c, &sim));
     int capped = 0;
     for (int k = 0; k < 30; k++) {
         ENSURE_OK(alc_step(sim, r.d));

@@ -113,7 +113,7 @@ static int landing(int guards, int steps, alcRunStat* run, int* restarts) {
     r.m->opt.tetGuards = guards;
     InvLog c = {0};
     alcSim* sim = NULL;
-    ENSURE_OK(makeLoggedSim(&r, 0, countRestarts, &c, &sim));
+    ENSURE_OK(makeLoggedSim(&r, 0, 3, countRestarts, &c, &sim));
     int capped = 0, ok = 1;
     for (int k = 0; k < steps && ok; k++) {
         ENSURE_OK(alc_step(sim, r.d));

@@ -361,7 +361,8 @@ int alc_cmdBench(int argc, char** argv) {
             }
         }
         // the AL against IPC with the AL paper's cumulative-TOI termination and dhat = delta,
-        // as issue 8 compared them, unless the command line chose the models or IPC's settings
+        // as issue 8 compared them, unless the command line chose the models (--models or
+        // --contact); IPC settings it gave (--ipc-stop, --ipc-dhat) are kept
         int vsIpc[2] = {ALC_CONTACT_AL, ALC_CONTACT_IPC};
         int useVs = kTable[i].vsIpc && !modelsGiven && s.contact < 0;
         if (useVs) {

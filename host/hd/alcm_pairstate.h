@@ -44,6 +44,22 @@ typedef struct alcmFric_ {
     int pad1;         ///< zero (alcmPair.pad1 says why)
 } alcmFric;
 
+/// The index of the pair with key `key` in the active set pairs[0..npair), sorted by key, or -1.
+ALC_HD int alcm_pair_find(const alcmPair* pairs, int npair, long long key) {
+    int lo = 0, hi = npair - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) >> 1;
+        long long k = pairs[mid].key;
+        if (k == key) return mid;
+        if (k < key) {
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return -1;
+}
+
 /// Make room for the guard of tetrahedron t (alcOption.tetGuards) in the active set
 /// pairs[0..npair), which is sorted by key: the pairs from its place on move up by one. Guards
 /// sort before every contact pair, so the place is found by a scan of the guards only. The
@@ -204,20 +220,8 @@ ALC_HD int alcm_pair_flipped(double c, double lamOverMu, int wasActive, double d
 /// @return the minimum separation to pass to alcm_ccd_stepSep (m), >= xi.
 ALC_HD double alcm_pair_stepFloor(const alcmPair* pairs, int npair, long long key, double xi,
                                   double delta) {
-    int lo = 0, hi = npair - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) >> 1;
-        long long k = pairs[mid].key;
-        if (k == key) {
-            return pairs[mid].c < -delta ? alcm_max(xi, ALC_CCD_ACTIVE_FLOOR * delta) : xi;
-        }
-        if (k < key) {
-            lo = mid + 1;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    return xi;
+    int at = alcm_pair_find(pairs, npair, key);
+    return at >= 0 && pairs[at].c < -delta ? alcm_max(xi, ALC_CCD_ACTIVE_FLOOR * delta) : xi;
 }
 
 #endif  // ALC_HD_ALCM_PAIRSTATE_H_
