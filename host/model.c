@@ -37,7 +37,7 @@ alcOption alc_defaultOption(void) {
     o.ccdMinSep = 0;
     o.ccdMaxIter = 100000;
     o.inversion = ALC_INVERSION_AUTO;
-    o.inversionFraction = 0.2;
+    o.inversionFraction = 0.05;
     o.newtonTol = 0;
     o.frictionEpsV = 1e-3;
     o.frictionDefault = 0;

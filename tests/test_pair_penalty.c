@@ -136,8 +136,11 @@ static int runBall(double growth, int steps, long* newton, long* capped, double*
 
 ALC_TEST(pairPenalty_ballOnPlate) {
     // the ball hits the plate at 100 m/s in its first steps: with the common mu alone the active
-    // pairs under it stay violated for tens of outer iterations (18.8 Newton per step over 10
-    // steps); with their own mu growing they settle in a few
+    // pairs under it stay violated for tens of outer iterations (9.2 Newton per step over 10
+    // steps); with their own mu growing they settle in fewer (6.2). With inversion_fraction 0.2
+    // (IPC's value and the earlier default) the counts were 17.9 and 7.9: the default 0.05 lets
+    // the crushed tetrahedra under the ball go further per Newton step and takes part of what
+    // the per-pair mu gained, so a quarter fewer is asserted, not half
     const int steps = 10;
     long n0, c0, n1, c1;
     double b0, b1, x0[3], x1[3];
@@ -149,7 +152,7 @@ ALC_TEST(pairPenalty_ballOnPlate) {
         steps, n0, n1, b1, x0[1], x1[1]);
     ENSURE(c0 == 0 && c1 == 0);
     ENSURE(b0 == 1 && b1 > 1 && b1 <= 8);
-    ENSURE_MSG(n1 < n0 / 2, "%ld Newton iterations with per-pair mu, %ld without", n1, n0);
+    ENSURE_MSG(4 * n1 <= 3 * n0, "%ld Newton iterations with per-pair mu, %ld without", n1, n0);
     // the same rebound: the ball's height within the spread that the solver tolerances leave
     // (after this impact, runs with epsilon 1e-5 and cg_tol 1e-8, or C = 1 in Eq. 20, end
     // within 0.5006-0.5041 m; bench/results/amd-epyc-2c/pair-mu.md)

@@ -227,7 +227,7 @@ typedef struct alcOption_ {
     double ccdMinSep;          ///< minimum separation xi (m) kept by CCD; default 0
     int ccdMaxIter;            ///< additive CCD iteration cap (returns a safe TOI); default 100000
     int inversion;             ///< alctInversion; default ALC_INVERSION_AUTO
-    double inversionFraction;  ///< volume kept per step bound, of its start value; default 0.2
+    double inversionFraction;  ///< volume kept per step bound, of its start value; default 0.05
     double newtonTol;          ///< extra residual stop ||p||_inf/h (m/s); 0 = off; default 0
     double frictionEpsV;       ///< eps_v of the smoothed friction (m/s); default 1e-3
     double frictionDefault;    ///< friction coefficient where the pair table says -1; default 0
