@@ -69,11 +69,22 @@ int alci_hasNonInvertible(const alcModel* m) {
     return 0;
 }
 
+/// PCG's cap under `linear_solver: auto` when `cg_max_iter` is not set: a system PCG has not
+/// solved in this many iterations is factorized instead. Where PCG struggles (thin stiff boards,
+/// very stiff stones) it takes thousands of iterations, and waiting for the general cap (3 x
+/// DOFs, up to 20,000) cost more than the factorization that followed: on IPC's card house a CG
+/// iteration took 0.46 ms and a factorization about 0.29 s, and auto's first two steps took
+/// 214 s with the general cap against 50 s with this one
+/// (bench/results/amd-epyc-2c/ipc-examples.md).
+#define ALC_AUTO_CG_MAX 1000
+
 alctStatus alci_newtonSolve(alcSim* sim, alcData* d, alciSolveOut* out) {
     const alcModel* m = sim->m;
     const alcOption* o = &m->opt;
     alcStepStat* s = &d->stat;
     int cgMax = o->cgMaxIter > 0 ? o->cgMaxIter : (9 * m->nvert < 20000 ? 9 * m->nvert : 20000);
+    if (o->linearSolver == ALC_LINSOLVE_AUTO && o->cgMaxIter <= 0 && cgMax > ALC_AUTO_CG_MAX)
+        cgMax = ALC_AUTO_CG_MAX;
     if (cgMax < 100) cgMax = 100;
     alciTimer t;
     // a backend sets only what applies to it (the CUDA backend has no direct solver)

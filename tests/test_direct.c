@@ -233,6 +233,52 @@ ALC_TEST(direct_stiffStonesMatchPcg) {
     return ALC_TEST_PASS;
 }
 
+/// A 4 m cantilever of 40 cells, E = 2e10, fixed at one end: block-Jacobi PCG cannot reach its
+/// tolerance within its general cap (3 x DOFs = 1476 iterations here).
+#define BEAM_SCENE \
+    "physics: {time_step: 0.01}\n" \
+    "solver: {delta: 1e-4, linear_solver: %s}\n" \
+    "materials: {stone: {model: snh, youngs_modulus: 2e10, poisson_ratio: 0.2, density: 2300}}\n" \
+    "bodies:\n" \
+    "  - name: beam\n" \
+    "    mesh: {box: {size: [4, 0.02, 0.02], cells: [40, 1, 1]}}\n" \
+    "    material: stone\n" \
+    "    drivers:\n" \
+    "      - name: end\n" \
+    "        select: {box: {min: [-2.01, -1, -1], max: [-1.99, 1, 1]}}\n" \
+    "        motion: {type: fixed}\n"
+
+/// Two steps of the beam under a linear solver; 0 on any failure.
+static int beamRun(const char* solver, alcRunStat* rs) {
+    char text[2048], name[64];
+    snprintf(text, sizeof text, BEAM_SCENE, solver);
+    snprintf(name, sizeof name, "beam_%s.yaml", solver);
+    const char* path = alct_writeFile(alct_tmpDir("direct", NULL), name, text);
+    if (!path) return 0;
+    Run r;
+    if (!openRunPath(&r, path, NULL, NULL, -1)) return 0;
+    int ok = stepRun(&r) && stepRun(&r);
+    *rs = r.d->run;
+    closeRun(&r);
+    return ok;
+}
+
+ALC_TEST(direct_autoFactorizesAfter1000Iterations) {
+    if (skipWithoutCholmod()) return ALC_TEST_SKIP;
+    // under pcg the cap is 3 x DOFs; under auto (cg_max_iter unset) PCG gives up at 1000 and the
+    // system is factorized, rather than waiting for the general cap first
+    alcRunStat pcg, autoRun;
+    ENSURE(beamRun("pcg", &pcg));
+    ENSURE(beamRun("auto", &autoRun));
+    alct_note("pcg: %ld solves, at most %d CG iterations; auto: %ld solves, at most %d CG "
+              "iterations, %ld by Cholesky",
+              pcg.newton, pcg.cgMax, autoRun.newton, autoRun.cgMax, autoRun.directSolves);
+    ENSURE(pcg.cgMax > 1000 && pcg.directSolves == 0);
+    ENSURE(autoRun.cgMax == 1000);
+    ENSURE(autoRun.directSolves > 0 && autoRun.directSolves <= autoRun.newton);
+    return ALC_TEST_PASS;
+}
+
 ALC_TEST(direct_refusedWithoutCholmodOrOnUnknownName) {
     char text[2048];
     snprintf(text, sizeof text, STONES_SCENE, "cholesky", 0);
