@@ -170,7 +170,7 @@ for script in "$IPC_DIR"/input/paperExamples/*.txt "$IPC_DIR"/input/paperExample
         END { if (n) printf "%d|%.2f|%.3g|%.0f (%d)|%d", n, nw / n, t / n, ca / n, cm, cap;
               else printf "0|-|-|-|-" }' "$run/stats.csv" 2>/dev/null)
     IFS='|' read -r n nw ts cc cap <<< "$stats"
-    # from the summary line "clean: N states checked (T tetrahedra, ...)"; other lines also
+    # from the summary line "[not ]clean: ... states checked (T tetrahedra, ...)"; other lines also
     # name tetrahedra (inverted ones of materials that may invert)
     tets=$(grep -m1 -o '([0-9]* tetrahedra' "$run.check" | tr -dc '0-9')
     [ -n "$missing" ] && verdict="$verdict; importer: $missing"
