@@ -101,6 +101,7 @@ alctStatus alci_state_readFile(const char* path, unsigned char** data, size_t* n
         return ALC_ERR_IO;
     }
     fclose(fp);
+    buf[size] = 0;  // a guard for readers of text: data[n] is 0
     *data = buf;
     *n = size;
     return ALC_OK;

@@ -35,7 +35,7 @@
 uint32_t alci_state_crc32(const unsigned char* p, size_t n);
 
 /// Read a whole regular file into a malloc'ed buffer (one spare byte past *n).
-/// @param[out] data  owned by the caller (free)
+/// @param[out] data  owned by the caller (free); data[*n] is 0, so that text can be parsed in place
 /// @param[out] err   "cannot open <path>: <strerror>" and the like
 /// @return ALC_OK, ALC_ERR_IO, ALC_ERR_NOMEM.
 /// Nullable: err

@@ -112,7 +112,8 @@ static void runUsage(FILE* out) {
         "  --no-states        do not write the exact states (alcove check needs them)\n"
         "  --resume DIR       continue the run in DIR from its checkpoint, with the options it\n"
         "                     was started with (options given here are applied after them,\n"
-        "                     e.g. --steps to extend it); without a checkpoint it starts again.\n"
+        "                     e.g. --steps to extend it; any of -q, -v and -vv given here\n"
+        "                     replaces the recorded ones); without a checkpoint it starts again.\n"
         "                     A scene given here replaces the recorded one (a run folder\n"
         "                     moved to another machine); it must compile to the same model\n"
         "  --no-checkpoint    do not write OUTDIR/checkpoint.alck (written with every frame\n"
@@ -297,9 +298,20 @@ static int writeRunArgs(const char* out, int argc, char** argv, const char* scen
     return 1;
 }
 
+/// Whether a is one of the options that set how much a run prints (-q, -v, -vv, long or short).
+static int isVerbosityOption(const char* a) {
+    static const char* const names[] = {"-q", "--quiet", "-v", "--verbose", "-vv",
+                                        "--very-verbose", NULL};
+    for (int k = 0; names[k]; k++)
+        if (!strcmp(a, names[k])) return 1;
+    return 0;
+}
+
 /// The arguments of the run in dir followed by this command's own (less --resume DIR), as a
 /// new argv (argv[0] = "run"); the strings live in *store. NULL (with the reason printed) when
-/// dir has no run.args.
+/// dir has no run.args. How much the run prints is one setting: when this command gives any of
+/// -q, -v and -vv, the recorded ones are left out (a run started with -v and resumed with -q
+/// is quiet; -v -q together still log without a progress bar).
 static char** resumeArgs(const char* dir, int argc, char** argv, int* nargc, char** store) {
     char path[4096], err[1024];
     snprintf(path, sizeof path, "%s/run.args", dir);
@@ -317,11 +329,14 @@ static char** resumeArgs(const char* dir, int argc, char** argv, int* nargc, cha
         free(data);
         return NULL;
     }
+    int newVerbosity = 0;
+    for (int i = 1; i < argc; i++) newVerbosity |= isVerbosityOption(argv[i]);
     int k = 0;
     out[k++] = argv[0];
     for (size_t i = 0; i < n;) {
-        out[k++] = (char*)data + i;
-        i += strlen((char*)data + i) + 1;
+        char* a = (char*)data + i;
+        if (!(newVerbosity && isVerbosityOption(a))) out[k++] = a;
+        i += strlen(a) + 1;
     }
     if (n > 0 && data[n - 1] != 0) {  // a torn file: its last argument is incomplete
         fprintf(stderr, "alcove run --resume: %s is incomplete\n", path);

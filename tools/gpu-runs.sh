@@ -26,15 +26,17 @@
 # Scenes are named NN_EXAMPLE so that the name order is the queue's: the dolphin first (its
 # passage through the funnel is issue 14's last criterion), with absolute eigenvalue filtering
 # (solver.eigen_filter: abs, 3.5x fewer Newton iterations in the funnel than as imported;
-# bench/results/amd-epyc-2c/ipc-examples.md) and as imported, then the unfinished examples from
-# the smallest remaining work up.
+# bench/results/amd-epyc-2c/ipc-examples.md) and stalled steps split after 10 outer iterations
+# (solver.split_after: 10, the reference line's setting; docs/import-ipc.md), and as imported,
+# then the unfinished examples from the smallest remaining work up. A queue entry is
+# EXAMPLE[:VARIANT[+VARIANT...]]; each variant adds one solver key.
 set -euo pipefail
 cd "$(dirname "$0")/.." || exit 2
 alcove=${ALCOVE:-build/alcove}
-queue="13_dolphinFunnel:abs 13_dolphinFunnel 12_matOnBoard 5_hitCardHouse 15_trashComp_shapes
+queue="13_dolphinFunnel:abs+sa10 13_dolphinFunnel 12_matOnBoard 5_hitCardHouse 15_trashComp_shapes
     8_rollerBall"
 
-usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; }
 # the step a run folder goes on from: its newest state's (the checkpoint is written with each)
 ckstep() { ls "$1/states" 2>/dev/null | tail -n 1 | tr -dc 0-9 | sed 's/^0*//; s/^$/0/'; }
 
@@ -53,24 +55,24 @@ import)
         k=$((k + 1))
         ex=${entry%%:*} variant=""
         [ "$entry" != "$ex" ] && variant=${entry#*:}
-        name=$(printf '%02d_%s%s' $k "$ex" "${variant:+_$variant}")
+        name=$(printf '%02d_%s%s' $k "$ex" "${variant:+_${variant//+/_}}")
         "$alcove" import-ipc "$ipc/input/paperExamples/$ex.txt" --out "$dir" --name "$name" -q
-        # a variant adds one solver key (docs/scene-format.md): guards, docs/architecture.md's
-        # "Tetrahedron guards"; abs, its "Absolute eigenvalue filtering" (both off by default)
-        key=""
-        case $variant in
-        guards) key="tet_guards: 64" ;;
-        abs) key="eigen_filter: abs" ;;
-        "") ;;
-        *) echo "gpu-runs: unknown variant '$variant' in the queue" >&2; exit 2 ;;
-        esac
-        if [ -n "$key" ]; then
+        # each variant adds one solver key (docs/scene-format.md): guards, docs/architecture.md's
+        # "Tetrahedron guards"; abs, its "Absolute eigenvalue filtering" (both off by default);
+        # saN, split_after N (default 100)
+        for v in ${variant//+/ }; do
+            case $v in
+            guards) key="tet_guards: 64" ;;
+            abs) key="eigen_filter: abs" ;;
+            sa[0-9]*) key="split_after: ${v#sa}" ;;
+            *) echo "gpu-runs: unknown variant '$v' in the queue" >&2; exit 2 ;;
+            esac
             sed -i "s/^solver:\$/solver:\n  $key/" "$dir/$name.yaml"
             grep -q "^  $key\$" "$dir/$name.yaml" || {
                 echo "gpu-runs: $dir/$name.yaml has no solver: block to add '$key' to" >&2
                 exit 1
             }
-        fi
+        done
         echo "$dir/$name.yaml"
     done
     du -sh "$dir"
