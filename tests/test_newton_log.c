@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
     int lines;  // Newton lines
@@ -100,6 +101,60 @@ ALC_TEST(newtonLog_cliVeryVerbose) {
     }
     ENSURE_MSG(found[0] == 0, "-v logged Newton lines (%s/log0.txt)", dir);
     ENSURE_MSG(found[1] == 1, "-vv logged no Newton line (%s/log1.txt)", dir);
+    return ALC_TEST_PASS;
+}
+
+/// tools/pin-windows.py, which reads the multiplier lines of -v logs (issue 14): on a written
+/// log it lists the pin (one pair's multiplier grows 16-fold while its c stays) and the wait
+/// (its c falls 100-fold), and not a window that another pair interrupts; on a real -v log of
+/// the slope it finds the lines host/step.c writes (the format the two must agree on).
+ALC_TEST(newtonLog_pinWindows) {
+    const char* build = getenv("ALC_BUILD");
+    const char* dir = alct_tmpDir("pin_windows", NULL);
+    const char* py = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+    static char cmd[16384];
+    snprintf(cmd, sizeof cmd, "%s -c 'print(1)' >/dev/null 2>&1", py);
+    if (alct_sh(cmd) != 0) SKIP_TEST("no python3");
+    char root[4096], exe[4096];
+    ENSURE(realpath(alct_rootDir(), root) != NULL);
+    if (!realpath(build ? build : "build", exe)) snprintf(exe, sizeof exe, "build");
+    const char* pair = "pair of vertices 1 2 3 4";
+    char path[1100];
+    snprintf(path, sizeof path, "%s/written.log", dir);
+    FILE* f = fopen(path, "w");
+    ENSURE(f != NULL);
+    for (int i = 0; i < 5; i++)  // step 7: a pin; step 8: a wait; step 9: interrupted
+        fprintf(f,
+                "alcove: info: step 7: multipliers of 9 pairs: largest %g (lambda/mu 1 m) on "
+                "the point-triangle %s (c = -2.000e-03 m), sum 1, 1 violated by more than "
+                "delta\n",
+                0.5 * (1 << i), pair);
+    for (int i = 0; i < 5; i++)
+        fprintf(f,
+                "alcove: info: step 8: multipliers of 9 pairs: largest %g (lambda/mu 1 m) on "
+                "the edge-edge %s (c = %g m), sum 1, 0 violated by more than delta\n",
+                0.5 * (1 << i), pair, -1e-3 / (i == 4 ? 100 : 1 + i));
+    for (int i = 0; i < 5; i++)
+        fprintf(f,
+                "alcove: info: step 9: multipliers of 9 pairs: largest %g (lambda/mu 1 m) on "
+                "the edge-edge pair of vertices 1 2 3 %d (c = -1e-3 m), sum 1, 0 violated by "
+                "more than delta\n",
+                0.5 * (1 << i), i == 2 ? 5 : 4);
+    fclose(f);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s %s/tools/pin-windows.py -w 4 written.log > out.txt && "
+             "grep -qx 'written.log 7 1 16.00 -2.000e-03 -2.000e-03 1.000 1 2 3 4' out.txt && "
+             "grep -qx 'written.log 8 1 16.00 -1.000e-03 -1.000e-05 0.010 1 2 3 4' out.txt && "
+             "! grep -q 'written.log 9' out.txt && grep -qx '2 windows' out.txt",
+             dir, py, root);
+    ENSURE_MSG(alct_sh(cmd) == 0, "pin-windows.py on a written log (%s/out.txt)", dir);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s/alcove run '%s/scenes/slope.yaml' --steps 3 --frames none --no-states "
+             "--backend ref --threads 1 -q -v --out out 2> slope.log && "
+             "%s %s/tools/pin-windows.py -w 1 -g 1e-9 slope.log > slope.txt && "
+             "grep -q '^slope.log [0-9]' slope.txt",
+             dir, exe, root, py, root);
+    ENSURE_MSG(alct_sh(cmd) == 0, "pin-windows.py on the slope's -v log (%s/slope.txt)", dir);
     return ALC_TEST_PASS;
 }
 
