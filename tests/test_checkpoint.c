@@ -169,14 +169,16 @@ ALC_TEST(checkpoint_cliResume) {
     ENSURE_MSG(alct_sh(cmd) == 0, "resume of a run whose scene moved (%s)", dir);
     // how much a run prints is one setting: -q given to --resume silences a run begun with -v
     // (and is what run.args keeps), -v -q together log without a progress bar
-    snprintf(cmd, sizeof cmd,
-             "cd %s && %s/alcove run %s --out v --steps 4 --every 2 --threads 1 -v 2>v1.txt && "
-             "grep -q 'info: step 3' v1.txt && "
-             "%s/alcove run --resume v --steps 6 -q 2>v2.txt && ! grep -q 'info:' v2.txt && "
-             "tr '\\0' '\\n' < v/run.args > vargs && grep -qx -- -q vargs && "
-             "! grep -qx -- -v vargs && "
-             "%s/alcove run --resume v --steps 8 -v -q 2>v3.txt && grep -q 'info: step 7' v3.txt",
-             dir, exe, sceneAbs, exe, exe);
+    snprintf(
+        cmd, sizeof cmd,
+        "cd %s && %s/alcove run %s --out v --steps 4 --every 2 --threads 1 -v 2>v1.txt && "
+        "grep -q 'info: step 3' v1.txt && "
+        "%s/alcove run --resume v --steps 6 -q 2>v2.txt && ! grep -q 'info:' v2.txt && "
+        "tr '\\0' '\\n' < v/run.args > vargs && grep -qx -- -q vargs && "
+        "! grep -qx -- -v vargs && "
+        "%s/alcove run --resume v --steps 8 -v -q 2>v3.txt && grep -q 'info: step 7' v3.txt && "
+        "! grep -q 'steps/s' v3.txt",
+        dir, exe, sceneAbs, exe, exe);
     ENSURE_MSG(alct_sh(cmd) == 0, "-q and -v given to --resume (%s/v1.txt, v2.txt, v3.txt)", dir);
     // not a run folder
     snprintf(cmd, sizeof cmd, "mkdir -p %s/c && %s/alcove run --resume %s/c 2>/dev/null", dir, exe,
