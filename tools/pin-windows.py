@@ -3,9 +3,10 @@
 
 Reads the logs of `alcove run -v` (or -vv), whose "step N: multipliers of ... largest L ... on
 the KIND pair of vertices A B C D (c = C m)" line follows every multiplier update, and prints
-each window of W consecutive updates of one step (default 10) in which the same pair held the
-largest multiplier throughout and that multiplier grew at least G-fold (default 2), with its
-pair's linearized constraint c at the window's start and end.
+each window of one step that spans W updates (W + 1 consecutive lines, default W = 10) in which
+the same pair held the largest multiplier throughout and that multiplier grew at least G-fold
+from the window's first line to its last (default 2), with its pair's linearized constraint c
+at both; "first" is the window's first line, counted from 1 within the step.
 
 Issue 14 uses it to tell a pinned vertex (the multiplier grows while c stays: the step waits in
 vain and is better split) from a stall that waiting clears (c falls as the multiplier grows):
@@ -35,7 +36,7 @@ def updates(path):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("-w", type=int, default=10, help="updates in a window (default 10)")
+    ap.add_argument("-w", type=int, default=10, help="updates a window spans (default 10)")
     ap.add_argument("-g", type=float, default=2.0, help="least growth shown (default 2)")
     ap.add_argument("logs", nargs="+")
     a = ap.parse_args()
