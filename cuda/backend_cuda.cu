@@ -596,6 +596,30 @@ alctStatus opMergeActive(void* be, int* nactive, int* grown) {
     return fail(B, st);
 }
 
+/// Each tetrahedron's own bound on the chord from X towards XHAT (alcg_tetBound_perTet: the end
+/// point's at alpha, or the path bound when alpha < 0), in B->h_guardBound on the host: how the
+/// guards are chosen, and the tetrahedron of the -vv log that cut the chord.
+alctStatus perTetBounds(Backend* B, double fraction, int allTets, double alpha) {
+    int nt = B->m->ntet;
+    size_t bytes = sizeof(double) * (size_t)(nt > 0 ? nt : 1);
+    alctStatus st = ALC_OK;
+    // allocated by make with the guard option; here when it was set on the model after make,
+    // or for the log
+    if (!B->d_guardBound) st = upload(B, (void**)&B->d_guardBound, NULL, bytes);
+    if (st != ALC_OK) return fail(B, st);
+    if (!B->h_guardBound) B->h_guardBound = (double*)malloc(bytes);
+    if (!B->h_guardTets) B->h_guardTets = (int*)malloc(sizeof(int) * ALC_TET_GUARDS_MAX);
+    if (!B->h_guardBound || !B->h_guardTets) {
+        return ALC_ERROR(B->sim, ALC_ERR_NOMEM, "out of host memory for the tetrahedra's bounds");
+    }
+    st = alcg_tetBound_perTet(&B->mesh, B->d_x, B->d_xhat, fraction, allTets, alpha,
+                              B->d_guardBound, &B->s);
+    if (st == ALC_OK) {
+        st = alcg_download(&B->s, B->h_guardBound, B->d_guardBound, sizeof(double) * (size_t)nt);
+    }
+    return fail(B, st);
+}
+
 alctStatus opInversionBound(void* be, double fraction, int allTets, int endPoint, double amax,
                             double* alpha, int* guards) {
     Backend* B = (Backend*)be;
@@ -612,26 +636,32 @@ alctStatus opInversionBound(void* be, double fraction, int allTets, int endPoint
     if (st != ALC_OK || B->cp.tetGuards <= 0 || !(*alpha < amax)) return fail(B, st);
     // the tetrahedra that cut the chord join the next subproblems as guards, chosen as
     // alcr_elastic_limitingTets chooses them: each one's end-point bound at amax
-    const alcModel* m = B->m;
-    int nt = m->ntet;
-    size_t bytes = sizeof(double) * (size_t)(nt > 0 ? nt : 1);
-    // allocated by make with the option; here when it was set on the model after make
-    if (!B->d_guardBound) st = upload(B, (void**)&B->d_guardBound, NULL, bytes);
-    if (st != ALC_OK) return fail(B, st);
-    if (!B->h_guardBound) B->h_guardBound = (double*)malloc(bytes);
-    if (!B->h_guardTets) B->h_guardTets = (int*)malloc(sizeof(int) * ALC_TET_GUARDS_MAX);
-    if (!B->h_guardBound || !B->h_guardTets) {
-        return ALC_ERROR(B->sim, ALC_ERR_NOMEM, "out of host memory for the guards");
-    }
-    st = alcg_tetBound_perTet(&B->mesh, B->d_x, B->d_xhat, fraction, allTets, amax, B->d_guardBound,
-                              &B->s);
-    if (st == ALC_OK) {
-        st = alcg_download(&B->s, B->h_guardBound, B->d_guardBound, sizeof(double) * (size_t)nt);
-    }
-    if (st != ALC_OK) return fail(B, st);
+    st = perTetBounds(B, fraction, allTets, amax);
+    if (st != ALC_OK) return st;
     int cap = B->cp.tetGuards < ALC_TET_GUARDS_MAX ? B->cp.tetGuards : ALC_TET_GUARDS_MAX;
-    int n = alcm_tet_guardSelect(B->h_guardBound, nt, amax, B->h_guardTets, cap);
+    int n = alcm_tet_guardSelect(B->h_guardBound, B->m->ntet, amax, B->h_guardTets, cap);
     return addGuards(B, B->h_guardTets, n, guards);
+}
+
+alctStatus opBlockingTet(void* be, double fraction, int allTets, int endPoint, double amax,
+                         alciBlockingTet* out) {
+    Backend* B = (Backend*)be;
+    memset(out, 0, sizeof *out);
+    alctStatus st = perTetBounds(B, fraction, allTets, endPoint ? amax : -1);
+    if (st != ALC_OK) return st;
+    int t = -1;
+    if (alcm_tet_guardSelect(B->h_guardBound, B->m->ntet, amax, &t, 1) == 0) return ALC_OK;
+    out->found = 1;
+    out->tet = t;
+    out->bound = B->h_guardBound[t];
+    const int* tv = B->m->tet_vert + 4 * t;
+    for (int a = 0; a < 4 && st == ALC_OK; a++) {
+        st = alcg_download(&B->s, out->x + 3 * a, B->d_x + 3 * tv[a], 3 * sizeof(double));
+        if (st == ALC_OK) {
+            st = alcg_download(&B->s, out->xhat + 3 * a, B->d_xhat + 3 * tv[a], 3 * sizeof(double));
+        }
+    }
+    return fail(B, st);
 }
 
 alctStatus opAdvance(void* be, double alpha) {
@@ -822,7 +852,8 @@ const alciBackendOps kCudaOps = {"cuda",
                                  NULL,   // dsStep: the penalty-ds model is reference-only
                                  NULL,
                                  NULL,
-                                 opBlockingPair};
+                                 opBlockingPair,
+                                 opBlockingTet};
 
 /// Allocate and fill everything; the status and the message on B->s on failure.
 /// The capacities of the contact buffers: from alcSimDef.capacity, or the reference's defaults.

@@ -93,6 +93,19 @@ typedef struct alciBlockingPair_ {
     double xhat[12];  // and at XHAT (m)
 } alciBlockingPair;
 
+/// The protected tetrahedron that cut the last outer step through the inversion bound (the -vv
+/// log, host/step.c): of those whose own bound on the chord from X towards XHAT lies below the
+/// step asked for, the one whose bound is lowest (ties by index; alcm_tet_guardSelect). Its own
+/// bound is the end point's of one pass at the step asked for (alcm_tet_endStepTo) under
+/// ALC_INVBOUND_END, else the path bound (alcm_tet_maxStepTo).
+typedef struct alciBlockingTet_ {
+    int found;        // 0 when no tetrahedron's own bound was below the step asked for
+    int tet;          // its index
+    double bound;     // its own bound, in [0, the step asked for)
+    double x[12];     // its four vertices at X (m)
+    double xhat[12];  // and at XHAT (m)
+} alciBlockingTet;
+
 /// Whether a candidate with time of impact toi and pair key `key` blocks before the best so far
 /// (bestToi, bestKey): the smaller time, ties to the smaller key, so that every backend names
 /// the same pair whatever order its broad phase lists them in.
@@ -352,6 +365,11 @@ typedef struct alciBackendOps_ {
     /// The pair that set the minToi of the last collect (alciBlockingPair), for the -vv log;
     /// valid until the next collect. May download from the device: call it only when logging.
     alctStatus (*blockingPair)(void* be, alciBlockingPair* out);
+    /// The tetrahedron that cut the chord from X towards XHAT below amax (alciBlockingTet), for
+    /// the -vv log; call it after inversionBound and before advance, with the same fraction,
+    /// allTets and endPoint. May download from the device: call it only when logging.
+    alctStatus (*blockingTet)(void* be, double fraction, int allTets, int endPoint, double amax,
+                              alciBlockingTet* out);
 } alciBackendOps;
 
 /// A backend: its operation table and its state.

@@ -12,6 +12,7 @@
 // h / 2^splitDepth (stepSplit below).
 #include "alc_internal.h"
 #include "hd/alcm_distance.h"
+#include "hd/alcm_elastic.h"
 
 #include <float.h>
 #include <limits.h>
@@ -207,6 +208,50 @@ static void logBlockingPair(alcSim* sim, alcData* d, const alciContactParams* cp
              d->step + 1, k + 1, b.toi, isEE ? "edge-edge" : "point-triangle", b.v[0], b.v[1],
              b.v[2], b.v[3], dx / cp->delta, dc / cp->delta, dh / cp->delta, slide / cp->delta,
              active);
+}
+
+/// At verbosity 4, the tetrahedron that cut an outer step through the inversion bound (the
+/// lowest own bound on the chord below the CCD's alpha amax, alciBlockingTet): its volume as a
+/// fraction of its rest volume at x, at the cut alpha and at xhat, the target the bound keeps it
+/// above, and where the chord first and last passes below that target. On IPC's dolphin the
+/// crawls of steps 649-653 were slivers crushed at x and re-expanded at xhat whose chord passes
+/// through an inversion in between, the CCD's alpha inside it (issue 14).
+static void logBlockingTet(alcSim* sim, alcData* d, int k, double alpha, double amax, int invAll,
+                           int endPoint) {
+    const alcModel* m = sim->m;
+    double fraction = m->opt.inversionFraction;
+    const alciBackendOps* ops = sim->be.ops;
+    alciBlockingTet b;
+    if (!ops->blockingTet ||
+        ops->blockingTet(sim->be.state, fraction, invAll, endPoint, amax, &b) != ALC_OK ||
+        !b.found) {
+        return;
+    }
+    alcV3 x[4], xh[4], p[4], q[4];
+    for (int a = 0; a < 4; a++) {
+        x[a] = alcm_v3_load(b.x + 3 * a);
+        xh[a] = alcm_v3_load(b.xhat + 3 * a);
+        p[a] = alcm_v3_sub(xh[a], x[a]);
+        q[a] = alcm_v3_scale(p[a], -1.0);
+    }
+    double c[4];  // six times the volume along the chord, a cubic in alpha
+    alcm_tet_volCubic(x, p, 0.0, c);
+    double rest6 = 6 * m->tet_vol[b.tet];
+    double target6 = alcm_tet_invTarget(c[0], fraction, m->tet_vol[b.tet]);
+    // the first and last alpha below the target (each conservative: just outside the stretch)
+    double first = alcm_tet_maxStepTo(x, p, target6);
+    char last[64] = "below it at xhat too";
+    if (alcm_cubic_eval(c, 1.0) > target6) {
+        snprintf(last, sizeof last, "last at %.3e", 1 - alcm_tet_maxStepTo(xh, q, target6));
+    }
+    const int* tv = m->tet_vert + 4 * b.tet;
+    alci_log(sim, 4,
+             "step %ld iter %d: inversion bound cut at %.3e by tetrahedron %d (vertices %d %d %d "
+             "%d): volume %.3g of its rest volume at x, %.3g at the cut, %.3g at xhat; target "
+             "%.3g; the chord first below it at alpha %.3e, %s",
+             d->step + 1, k + 1, alpha, b.tet, tv[0], tv[1], tv[2], tv[3], c[0] / rest6,
+             alcm_cubic_eval(c, alpha) / rest6, alcm_cubic_eval(c, 1.0) / rest6, target6 / rest6,
+             first, last);
 }
 
 /// SolveSubproblem, AL paper Algorithm 2: projected Newton on L with a backtracking line search
@@ -552,6 +597,10 @@ static alctStatus stepOnce(alcSim* sim, alcData* d, double h, int canSplit, int*
             if (ainv < alpha) {
                 alpha = ainv;
                 invLimited = 1;
+                if (sim->def.log && sim->def.verbosity >= 4) {
+                    logBlockingTet(sim, d, k, alpha, ccdAlpha, invAll,
+                                   o->inversionBound == ALC_INVBOUND_END);
+                }
             }
         }
         if (alpha < 0) alpha = 0;

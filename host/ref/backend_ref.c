@@ -364,6 +364,26 @@ static alctStatus opBlockingPair(void* be, alciBlockingPair* out) {
     return ALC_OK;
 }
 
+static alctStatus opBlockingTet(void* be, double fraction, int allTets, int endPoint, double amax,
+                                alciBlockingTet* out) {
+    alcrBackend* B = (alcrBackend*)be;
+    ThreadScope ts = enterThreads(B);
+    memset(out, 0, sizeof *out);
+    int t = alcr_elastic_cuttingTet(B, fraction, allTets, endPoint, amax, &out->bound);
+    leaveThreads(ts);
+    if (t < 0) return ALC_OK;
+    out->found = 1;
+    out->tet = t;
+    const int* tv = B->m->tet_vert + 4 * t;
+    for (int a = 0; a < 4; a++) {
+        for (int k = 0; k < 3; k++) {
+            out->x[3 * a + k] = B->x[3 * tv[a] + k];
+            out->xhat[3 * a + k] = B->xhat[3 * tv[a] + k];
+        }
+    }
+    return ALC_OK;
+}
+
 static alctStatus opMergeActive(void* be, int* nactive, int* grown) {
     alcrBackend* B = (alcrBackend*)be;
     B->grown = 0;
@@ -612,7 +632,8 @@ static const alciBackendOps kRefOps = {"ref",
                                        opDsStep,
                                        opGetDsCarry,
                                        opSetDsCarry,
-                                       opBlockingPair};
+                                       opBlockingPair,
+                                       opBlockingTet};
 
 alctStatus alcr_backend_make(alcSim* sim, alciBackend* out) {
     const alcModel* m = sim->m;

@@ -319,6 +319,13 @@ double alcr_elastic_endStep(alcrBackend* B, const double* from, const double* to
 int alcr_elastic_limitingTets(alcrBackend* B, double fraction, int allTets, double amax, int* out,
                               int cap);
 
+/// The protected tetrahedron whose own bound on the chord from X towards XHAT is the lowest
+/// below amax (ties by index): the end point's bound of one pass at amax (alcm_tet_endStepTo)
+/// when endPoint, else the path bound (alcm_tet_maxStepTo). Returns its index, with its bound in
+/// *bound, or -1 when none is below amax (*bound untouched).
+int alcr_elastic_cuttingTet(alcrBackend* B, double fraction, int allTets, int endPoint, double amax,
+                            double* bound);
+
 // contact_ref.c
 alctStatus alcr_contact_make(alcrBackend* B);
 void alcr_contact_free(alcrBackend* B);

@@ -312,6 +312,15 @@ int alcr_elastic_limitingTets(alcrBackend* B, double fraction, int allTets, doub
     return alcm_tet_guardSelect(B->redScratch, B->m->ntet, amax, out, cap);
 }
 
+int alcr_elastic_cuttingTet(alcrBackend* B, double fraction, int allTets, int endPoint, double amax,
+                            double* bound) {
+    tetPass(B, B->x, B->xhat, fraction, allTets, endPoint ? amax : -1);
+    int t = -1;
+    if (alcm_tet_guardSelect(B->redScratch, B->m->ntet, amax, &t, 1) == 0) return -1;
+    *bound = B->redScratch[t];
+    return t;
+}
+
 double alcr_elastic_maxStep(alcrBackend* B, const double* from, const double* to, double fraction,
                             int allTets) {
     return tetPass(B, from, to, fraction, allTets, -1);

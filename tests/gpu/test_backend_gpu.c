@@ -552,6 +552,73 @@ ALC_TEST(backend_tetGuards) {
     return ALC_TEST_PASS;
 }
 
+/// The -vv log's lines naming the tetrahedron that cut an outer step (host/step.c).
+typedef struct {
+    int n;
+    int step[128], iter[128], tet[128];
+} TetCuts;
+
+static void collectTetCuts(void* user, int level, const char* msg) {
+    TetCuts* c = (TetCuts*)user;
+    long step = 0;
+    int iter = 0, tet = -1;
+    double cut = 0;
+    (void)level;
+    if (c->n < 128 && sscanf(msg, "step %ld iter %d: inversion bound cut at %lf by tetrahedron %d",
+                             &step, &iter, &cut, &tet) == 4) {
+        c->step[c->n] = (int)step;
+        c->iter[c->n] = iter;
+        c->tet[c->n] = tet;
+        c->n++;
+    }
+}
+
+/// The tetrahedron that cut an outer step through the inversion bound, which the -vv log names
+/// (issue 14), on the device (opBlockingTet: alcg_tetBound_perTet, alcm_tet_guardSelect) against
+/// the reference's, on box_drop_guards' landing with guards off: both name tetrahedra, and in the
+/// emulation the same ones in the same outer iterations.
+ALC_TEST(backend_blockingTet) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/data/scenes/box_drop_guards.yaml", alct_rootDir());
+    Run r;
+    ENSURE(openRunPath(&r, path, NULL, NULL, -1));
+    r.m->opt.tetGuards = 0;
+    TetCuts cuts[2];
+    memset(cuts, 0, sizeof cuts);
+    for (int b = 0; b < 2; b++) {
+        alcSimDef def = alc_defaultSimDef();
+        def.backend = b ? ALC_BACKEND_CUDA : ALC_BACKEND_REF;
+        def.threads = 1;
+        def.verbosity = 4;
+        def.log = collectTetCuts;
+        def.user = &cuts[b];
+        alcSim* sim = NULL;
+        alcData* d = NULL;
+        ENSURE_OK(alc_makeData(r.m, &d));
+        ENSURE_MSG(alc_makeSim(r.m, &def, &sim) == ALC_OK, "backend %d: %s", b,
+                   alc_lastError(NULL));
+        for (int k = 0; k < 12; k++) ENSURE_OK(alc_step(sim, d));
+        alc_deleteSim(sim);
+        alc_deleteData(d);
+    }
+    closeRun(&r);
+    alct_note("12 steps: %d outer iterations cut by the bound on the device, %d on the reference",
+              cuts[1].n, cuts[0].n);
+    ENSURE(cuts[0].n > 0 && cuts[1].n > 0);
+    if (GUARD_COUNTS_EXACT) {
+        ENSURE_MSG(cuts[1].n == cuts[0].n, "%d cut lines on the device, %d", cuts[1].n, cuts[0].n);
+        for (int i = 0; i < cuts[0].n; i++) {
+            ENSURE_MSG(cuts[1].step[i] == cuts[0].step[i] && cuts[1].iter[i] == cuts[0].iter[i] &&
+                           cuts[1].tet[i] == cuts[0].tet[i],
+                       "cut %d: step %d iter %d tetrahedron %d on the device, step %d iter %d "
+                       "tetrahedron %d",
+                       i, cuts[1].step[i], cuts[1].iter[i], cuts[1].tet[i], cuts[0].step[i],
+                       cuts[0].iter[i], cuts[0].tet[i]);
+        }
+    }
+    return ALC_TEST_PASS;
+}
+
 /// A checkpoint of a reference run with guards in its active set resumes on the device: the
 /// guards are counted out of the active pairs there too (the same largest count of active pairs
 /// in the emulation), and the next steps follow the reference's from the same checkpoint.
