@@ -669,6 +669,30 @@ static void examplesCmd(char* cmd, size_t n, const char* dir, const char* out, c
              dir, out, build, opts, dir);
 }
 
+/// A folder shaped as a checkout of ipc-sim/IPC under DIR/ipc with one script,
+/// input/paperExamples/tt.txt: two tetrahedra falling on a half-space for `duration` seconds
+/// of steps of 0.025 s. Returns 1 on success.
+static int writeCheckout(const char* dir, const char* duration) {
+    char sub[512], cmd[600], script[512];
+    snprintf(sub, sizeof sub, "%s/ipc/input/tetMeshes", dir);
+    snprintf(cmd, sizeof cmd, "mkdir -p %s", sub);
+    ENSURE(system(cmd) == 0);
+    ENSURE(alct_writeFile(sub, "tet.msh",
+                          "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 0.1 0 0\n"
+                          "3 0 0.1 0\n4 0 0 0.1\n$EndNodes\n$Elements\n1\n1 4 0 1 2 3 4\n"
+                          "$EndElements\n"));
+    snprintf(sub, sizeof sub, "%s/ipc/input/paperExamples", dir);
+    snprintf(script, sizeof script,
+             "energy FCR\nsize 1\ntime %s 0.025\ndensity 1000\nstiffness 1e5 0.4\n"
+             "script fall\nshapes input 2\n"
+             "input/tetMeshes/tet.msh 0 0.05 0  0 0 0  1 1 1\n"
+             "input/tetMeshes/tet.msh 0 0.2 0  0 0 0  1 1 1\n"
+             "halfSpace 0 0 0  0 1 0  50 0\nselfCollisionOn\n",
+             duration);
+    ENSURE(alct_writeFile(sub, "tt.txt", script));
+    return 1;
+}
+
 ALC_TEST(import_ipc_examplesScriptResume) {
     // tools/ipc-examples.sh on a checkout-shaped folder with one script (two tetrahedra falling
     // on a half-space): a run of 3 steps, then --resume to 6 continues it from its checkpoint
@@ -677,22 +701,8 @@ ALC_TEST(import_ipc_examplesScriptResume) {
     const char* build = getenv("ALC_BUILD");
     if (!build) build = "build";
     const char* dir = alct_tmpDir("ipcex", "ipc/input/paperExamples");
-    char sub[512];
-    snprintf(sub, sizeof sub, "%s/ipc/input/tetMeshes", dir);
+    ENSURE(writeCheckout(dir, "5"));
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "mkdir -p %s", sub);
-    ENSURE(system(cmd) == 0);
-    ENSURE(alct_writeFile(sub, "tet.msh",
-                          "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 0.1 0 0\n"
-                          "3 0 0.1 0\n4 0 0 0.1\n$EndNodes\n$Elements\n1\n1 4 0 1 2 3 4\n"
-                          "$EndElements\n"));
-    snprintf(sub, sizeof sub, "%s/ipc/input/paperExamples", dir);
-    ENSURE(alct_writeFile(sub, "tt.txt",
-                          "energy FCR\nsize 1\ntime 5 0.025\ndensity 1000\nstiffness 1e5 0.4\n"
-                          "script fall\nshapes input 2\n"
-                          "input/tetMeshes/tet.msh 0 0.05 0  0 0 0  1 1 1\n"
-                          "input/tetMeshes/tet.msh 0 0.2 0  0 0 0  1 1 1\n"
-                          "halfSpace 0 0 0  0 1 0  50 0\nselfCollisionOn\n"));
     char out[512], table[600], stats[600], log[600];
     snprintf(out, sizeof out, "%s/out", dir);
     snprintf(table, sizeof table, "%s/table.md", out);
@@ -712,5 +722,72 @@ ALC_TEST(import_ipc_examplesScriptResume) {
     ENSURE_MSG(system(cmd) == 0, "%s (output in %s/call.txt)", cmd, dir);
     ENSURE(fileHas(table, "| tt | 2 | 6 (all) | "));
     ENSURE(countLines(stats) == 7 && countLines(log) == logLines);
+    return ALC_TEST_PASS;
+}
+
+/// tools/gpu-runs.sh, which prepares the long runs a lent GPU machine takes, on a one-script
+/// checkout (GPU_RUNS_QUEUE in place of the IPC examples): `import` writes one scene per queue
+/// entry with each variant's solver key, refuses an unknown variant and a folder that is not a
+/// checkout; `list` tells a run not started from one with a checkpoint; `take` puts the runs of
+/// an acceptance snapshot back where the next call goes on, and refuses a snapshot without them.
+ALC_TEST(import_ipc_gpuRunsQueue) {
+    const char* build = getenv("ALC_BUILD");
+    if (!build) build = "build";
+    const char* dir = alct_tmpDir("gpuruns", "ipc/input/paperExamples");
+    ENSURE(writeCheckout(dir, "0.125"));  // 5 steps
+    char cmd[4096], path[600];
+    const char* tool = "tools/gpu-runs.sh";
+    snprintf(cmd, sizeof cmd,
+             "rm -rf %s/runs && GPU_RUNS_QUEUE='tt:abs+sa10 tt:guards' ALCOVE=%s/alcove %s import "
+             "%s/ipc %s/runs > %s/import.txt 2>&1",
+             dir, build, tool, dir, dir, dir);
+    ENSURE_MSG(system(cmd) == 0, "%s", cmd);
+    const char* names[2] = {"01_tt_abs_sa10", "02_tt_guards"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/runs/%s.yaml", dir, names[k]);
+        alcModel* m = NULL;
+        char err[512] = "";
+        ENSURE_MSG(alc_loadScene(path, NULL, &m, err, sizeof err) == ALC_OK, "%s: %s", path, err);
+        if (k == 0) {
+            ENSURE(m->opt.eigenFilter == ALC_EIGEN_ABS && m->opt.splitAfter == 10 &&
+                   m->opt.tetGuards == 0);
+        } else {
+            ENSURE(m->opt.eigenFilter != ALC_EIGEN_ABS && m->opt.splitAfter == 100 &&
+                   m->opt.tetGuards == 64);
+        }
+        alc_deleteModel(m);
+    }
+    // an unknown variant, and a folder that is not a checkout: refused with the reason
+    snprintf(cmd, sizeof cmd,
+             "GPU_RUNS_QUEUE='tt:bogus' ALCOVE=%s/alcove %s import %s/ipc %s/bad > %s/bad.txt "
+             "2>&1; [ $? -eq 2 ] && grep -q \"unknown variant 'bogus'\" %s/bad.txt && "
+             "%s import %s %s/bad > %s/bad2.txt 2>&1; [ $? -eq 2 ] && "
+             "grep -q 'is not a checkout of ipc-sim/IPC' %s/bad2.txt",
+             build, tool, dir, dir, dir, dir, tool, dir, dir, dir, dir);
+    ENSURE_MSG(system(cmd) == 0, "refusals (%s/bad.txt, %s/bad2.txt)", dir, dir);
+    // list before and after a run of 3 of the 5 steps; then take a snapshot of that run back
+    snprintf(cmd, sizeof cmd,
+             "%s list %s/runs > %s/list0.txt && grep -qx '01_tt_abs_sa10: not started' "
+             "%s/list0.txt && grep -qx '02_tt_guards: not started' %s/list0.txt && "
+             "%s/alcove run %s/runs/01_tt_abs_sa10.yaml --steps 3 --every 1 --frames none "
+             "--threads 1 -q --out %s/runs/out/01_tt_abs_sa10 && "
+             "%s list %s/runs > %s/list1.txt && "
+             "grep -qx '01_tt_abs_sa10: checkpoint at step 3 of 5; not checked' %s/list1.txt",
+             tool, dir, dir, dir, dir, build, dir, dir, tool, dir, dir, dir);
+    ENSURE_MSG(system(cmd) == 0, "list (%s/list0.txt, %s/list1.txt)", dir, dir);
+    snprintf(cmd, sizeof cmd,
+             "cd %s && rm -rf snap && mkdir -p snap/runs && cp -r runs/out/01_tt_abs_sa10 "
+             "snap/runs/ && tar czf snap.tgz -C snap runs && tar czf empty.tgz -C snap/runs . && "
+             "rm -rf runs/out/01_tt_abs_sa10",
+             dir);
+    ENSURE_MSG(system(cmd) == 0, "%s", cmd);
+    snprintf(cmd, sizeof cmd,
+             "%s take %s/snap.tgz %s/runs > %s/take.txt 2>&1 && "
+             "grep -qx '%s/runs/out/01_tt_abs_sa10: checkpoint at step 3' %s/take.txt && "
+             "[ -f %s/runs/out/01_tt_abs_sa10/checkpoint.alck ] && "
+             "%s take %s/empty.tgz %s/runs > %s/take2.txt 2>&1; [ $? -eq 1 ] && "
+             "grep -q 'holds no runs/ folder' %s/take2.txt",
+             tool, dir, dir, dir, dir, dir, dir, tool, dir, dir, dir, dir);
+    ENSURE_MSG(system(cmd) == 0, "take (%s/take.txt, %s/take2.txt)", dir, dir);
     return ALC_TEST_PASS;
 }

@@ -29,14 +29,16 @@
 # bench/results/amd-epyc-2c/ipc-examples.md) and stalled steps split after 10 outer iterations
 # (solver.split_after: 10, the reference line's setting; docs/import-ipc.md), and as imported,
 # then the unfinished examples from the smallest remaining work up. A queue entry is
-# EXAMPLE[:VARIANT[+VARIANT...]]; each variant adds one solver key.
+# EXAMPLE[:VARIANT[+VARIANT...]]; each variant adds one solver key (abs, saN, guards). The
+# environment variable GPU_RUNS_QUEUE replaces the queue (space-separated entries; the test
+# import_ipc_gpuRunsQueue imports a one-script checkout with it).
 set -euo pipefail
 cd "$(dirname "$0")/.." || exit 2
 alcove=${ALCOVE:-build/alcove}
-queue="13_dolphinFunnel:abs+sa10 13_dolphinFunnel 12_matOnBoard 5_hitCardHouse 15_trashComp_shapes
-    8_rollerBall"
+queue=${GPU_RUNS_QUEUE:-"13_dolphinFunnel:abs+sa10 13_dolphinFunnel 12_matOnBoard 5_hitCardHouse
+    15_trashComp_shapes 8_rollerBall"}
 
-usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; }
 # the step a run folder goes on from: its newest state's (the checkpoint is written with each)
 ckstep() { ls "$1/states" 2>/dev/null | tail -n 1 | tr -dc 0-9 | sed 's/^0*//; s/^$/0/'; }
 
