@@ -33,6 +33,7 @@ alcOption alc_defaultOption(void) {
     o.splitDepth = 3;
     o.splitAfter = 100;
     o.stallAlpha = 1e-4;
+    o.restartAlpha = -1;  // stallAlpha
     o.ccdRescale = 0.1;
     o.ccdMinSep = 0;
     o.ccdMaxIter = 100000;

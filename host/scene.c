@@ -203,6 +203,7 @@ static int readSolver(Loader* L, alciYNode* root) {
                                        "ls_max_iter",
                                        "stall_iters",
                                        "stall_alpha",
+                                       "restart_alpha",
                                        "ccd_rescale",
                                        "ccd_min_sep",
                                        "ccd_max_iter",
@@ -240,6 +241,7 @@ static int readSolver(Loader* L, alciYNode* root) {
         alciy_getInt(&L->y, n, "ls_max_iter", &o->lsMaxIter, 1, 200, 0) &&
         alciy_getInt(&L->y, n, "stall_iters", &o->stallIters, 1, INT_MAX, 0) &&
         alciy_getNumber(&L->y, n, "stall_alpha", &o->stallAlpha, 0, 0.999, 0) &&
+        alciy_getNumber(&L->y, n, "restart_alpha", &o->restartAlpha, 0, 1, 0) &&
         alciy_getNumber(&L->y, n, "ccd_rescale", &o->ccdRescale, 1e-6, 0.999, 0) &&
         alciy_getNumber(&L->y, n, "ccd_min_sep", &o->ccdMinSep, 0, BIG, 0) &&
         alciy_getInt(&L->y, n, "ccd_max_iter", &o->ccdMaxIter, 10, INT_MAX, 0) &&

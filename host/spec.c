@@ -600,6 +600,8 @@ static alctStatus checkOptions(const alcOption* o, char* err, int errsz) {
         o->splitDepth);
     REQ(o->splitAfter >= 1, "split_after %d must be >= 1", o->splitAfter);
     REQ(o->stallAlpha >= 0 && o->stallAlpha < 1, "stall_alpha %g must be in [0, 1)", o->stallAlpha);
+    REQ(o->restartAlpha <= 1 && !isnan(o->restartAlpha),
+        "restart_alpha %g must be in [0, 1] (or negative: stall_alpha)", o->restartAlpha);
     REQ(o->ccdRescale > 0 && o->ccdRescale < 1, "ccd_rescale %g must be in (0, 1)", o->ccdRescale);
     REQ(o->ccdMinSep >= 0 && o->ccdMinSep < o->delta, "ccd_min_sep %g must be in [0, delta)",
         o->ccdMinSep);

@@ -483,6 +483,7 @@ static alctStatus stepOnce(alcSim* sim, alcData* d, double h, int canSplit, int*
     int nonInvertible = alci_hasNonInvertible(m);
     int invAll = o->inversion == ALC_INVERSION_ALL;
     int kmin = o->kmin > 0 ? o->kmin : (friction ? 6 : 2);
+    double restartAlpha = o->restartAlpha >= 0 ? o->restartAlpha : o->stallAlpha;
 
     // contact parameters of this step (mu is re-estimated every step, §5.2)
     alciContactParams cp;
@@ -607,10 +608,11 @@ static alctStatus stepOnce(alcSim* sim, alcData* d, double h, int canSplit, int*
         alci_log(sim, 3, "step %ld iter %d: alpha %.3e (ccd %.3e), active %d, mu %.4g, newton %d",
                  d->step + 1, k + 1, alpha, ccdAlpha, ops->nactive(be), cp.mu, s->newton);
         st = ops->advance(be, alpha);
-        // a chord that the inversion bound stops short of a stall: the next subproblem starts
-        // from x instead of the last xhat, whose chord from x passes through an inversion
-        // (docs/architecture.md, "A chord stopped by an inversion restarts the subproblem")
-        if (st == ALC_OK && invLimited && alpha < o->stallAlpha) {
+        // a chord that the inversion bound stops short of a stall (or of restart_alpha): the
+        // next subproblem starts from x instead of the last xhat, whose chord from x passes
+        // through an inversion (docs/architecture.md, "A chord stopped by an inversion restarts
+        // the subproblem")
+        if (st == ALC_OK && invLimited && alpha < restartAlpha) {
             st = ops->syncXhat(be);
             if (st == ALC_OK) st = ops->kinPlace(be, o->inversionFraction, invAll, 0, &kinLeft);
             alci_log(sim, 3,

@@ -286,6 +286,9 @@ typedef struct alcOption_ {
     int dsPrecond;             ///< penalty-ds model: alctDsPrecond; default ALC_DS_PRECOND_AUTO
     int eigenFilter;           ///< alctEigenFilter, both backends and every contact model;
                                ///< default ALC_EIGEN_CLAMP
+    double restartAlpha;       ///< AL model: an outer step that the inversion bound cuts below
+                               ///< this alpha restarts the next subproblem from x; in [0, 1]
+                               ///< (1: every cut; 0: never), negative: stallAlpha; default -1
 } alcOption;
 
 /// Output format of frames.
