@@ -147,8 +147,13 @@ void pathRunsClose(PathRuns* p) {
 
 alctStatus makeLoggedSim(const Run* r, int threads, int verbosity, alcLogFn log, void* user,
                          alcSim** sim) {
+    return makeLoggedSimOn(r, ALC_BACKEND_REF, threads, verbosity, log, user, sim);
+}
+
+alctStatus makeLoggedSimOn(const Run* r, int backend, int threads, int verbosity, alcLogFn log,
+                           void* user, alcSim** sim) {
     alcSimDef def = alc_defaultSimDef();
-    def.backend = ALC_BACKEND_REF;
+    def.backend = backend;
     def.threads = threads;
     def.verbosity = verbosity;
     def.log = log;

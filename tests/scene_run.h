@@ -74,6 +74,9 @@ int momentumCheck(Run* r, int b, const char* what);
 /// each chord); threads 0 = the default. Owned by the caller.
 alctStatus makeLoggedSim(const Run* r, int threads, int verbosity, alcLogFn log, void* user,
                          alcSim** sim);
+/// makeLoggedSim on a given backend (alctBackend).
+alctStatus makeLoggedSimOn(const Run* r, int backend, int threads, int verbosity, alcLogFn log,
+                           void* user, alcSim** sim);
 
 /// The end of a run as the checkpoint tests compare it (positions, velocities, time,
 /// statistics, contact report); arrays malloc'ed (runEndFree).

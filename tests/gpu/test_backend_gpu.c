@@ -586,17 +586,11 @@ ALC_TEST(backend_blockingTet) {
     TetCuts cuts[2];
     memset(cuts, 0, sizeof cuts);
     for (int b = 0; b < 2; b++) {
-        alcSimDef def = alc_defaultSimDef();
-        def.backend = b ? ALC_BACKEND_CUDA : ALC_BACKEND_REF;
-        def.threads = 1;
-        def.verbosity = 4;
-        def.log = collectTetCuts;
-        def.user = &cuts[b];
         alcSim* sim = NULL;
         alcData* d = NULL;
         ENSURE_OK(alc_makeData(r.m, &d));
-        ENSURE_MSG(alc_makeSim(r.m, &def, &sim) == ALC_OK, "backend %d: %s", b,
-                   alc_lastError(NULL));
+        ENSURE_OK(makeLoggedSimOn(&r, b ? ALC_BACKEND_CUDA : ALC_BACKEND_REF, 1, 4, collectTetCuts,
+                                  &cuts[b], &sim));
         for (int k = 0; k < 12; k++) ENSURE_OK(alc_step(sim, d));
         alc_deleteSim(sim);
         alc_deleteData(d);
