@@ -602,6 +602,8 @@ static alctStatus checkOptions(const alcOption* o, char* err, int errsz) {
     REQ(o->stallAlpha >= 0 && o->stallAlpha < 1, "stall_alpha %g must be in [0, 1)", o->stallAlpha);
     REQ(o->restartAlpha <= 1 && !isnan(o->restartAlpha),
         "restart_alpha %g must be in [0, 1] (or negative: stall_alpha)", o->restartAlpha);
+    REQ(o->newtonFlat >= 0 && o->newtonFlat < 1, "newton_flat %g must be in [0, 1)",
+        o->newtonFlat);
     REQ(o->ccdRescale > 0 && o->ccdRescale < 1, "ccd_rescale %g must be in (0, 1)", o->ccdRescale);
     REQ(o->ccdMinSep >= 0 && o->ccdMinSep < o->delta, "ccd_min_sep %g must be in [0, delta)",
         o->ccdMinSep);

@@ -286,6 +286,10 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
     int freeRigid = 0;  // rigid bodies that move in the solve (not kinematic this step)
     for (int r = 0; r < m->nrigid; r++) freeRigid += !sim->rigidKin[r];
     int ended = 0;  // the subproblem ended before its Newton cap (converged, or no descent)
+    // solver.newton_flat: L where the subproblem (or its last placement of moving boundaries)
+    // began, and the Newton iterations since
+    double lBegin = 0;
+    int sinceBegin = 0;
     for (int it = 0; it < o->maxNewton; it++) {
         st = alci_cancelled(sim, d, "Newton iteration", s->newton);
         if (st != ALC_OK) return st;
@@ -350,6 +354,7 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
             }
             r *= 0.5;
         }
+        if (sinceBegin++ == 0) lBegin = L0;
         int flips = 0;
         if (st == ALC_OK && accepted && !noise) {
             st = ops->stepXhat(be, r, &flips);
@@ -412,12 +417,21 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         // iteration would solve for the same direction again, up to the Newton cap (issue 18:
         // on the momentum scene 19 of every 20 Newton iterations of a settled step were such)
         done |= !(L < L0);
+        // solver.newton_flat: a partial step that lowers L by a tiny fraction of what this
+        // subproblem has lowered it so far. Deep in IPC's dolphin funnel most subproblems ran to
+        // the Newton cap on such steps, L falling by 1e-4 to 1e-7 of that per iteration while
+        // the inversion bound or the backtracking kept r below 1 (bench/results/intel-xeon-2c/
+        // ipc-examples.md). It ends the subproblem as the cap would: the multipliers are
+        // credited at most delta of the violation, as after a subproblem that did not converge
+        int flat = !done && o->newtonFlat > 0 && r < 1 && sinceBegin >= 3 && lBegin > L &&
+                   L0 - L < o->newtonFlat * (lBegin - L);
         alci_log(sim, 4,
                  "step %ld newton %d: |p| %.3e m, cg %d%s, r %.3g (bound %.3g), L %.9e -> %+.3e, "
                  "crossings %d%s%s",
                  d->step + 1, s->newton, sout.pInf, sout.iters, sout.converged ? "" : " (cap)", r,
                  rmax, L0, L - L0, flips,
                  done               ? ", ends"
+                 : flat             ? ", ends: L flat (solver.newton_flat; credited as at the cap)"
                  : r < 1            ? ", goes on: partial step"
                  : flips > 0        ? ", goes on: a kink crossed"
                  : aout.nsecant > 0 ? ", goes on: friction pairs at their secant"
@@ -429,12 +443,14 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
             st = ops->kinPlace(be, o->inversionFraction, invAll, 0, kinLeft);
             if (st != ALC_OK) return st;
             haveLNext = 0;
+            sinceBegin = 0;
             continue;
         }
         if (done) {
             ended = 1;
             break;
         }
+        if (flat) break;  // ended stays 0
     }
     // slack, multiplier and decay updates (lines 20-29). After a subproblem cut off at the
     // Newton cap, a pair's multiplier is credited at most delta of the violation the iterate

@@ -289,6 +289,12 @@ typedef struct alcOption_ {
     double restartAlpha;       ///< AL model: an outer step that the inversion bound cuts below
                                ///< this alpha restarts the next subproblem from x; in [0, 1]
                                ///< (1: every cut; 0: never), negative: stallAlpha; default -1
+    double newtonFlat;         ///< AL model: a subproblem's Newton iteration that takes a partial
+                               ///< step (r < 1) lowering L by less than this fraction of what
+                               ///< the subproblem has lowered it so far, from its third
+                               ///< iteration on, ends the subproblem as the Newton cap does
+                               ///< (multipliers credited at most delta); in [0, 1), 0: never;
+                               ///< default 0
 } alcOption;
 
 /// Output format of frames.
