@@ -29,21 +29,25 @@ static void fmtDuration(char* out, size_t n, double s) {
     }
 }
 
-void alci_progress_begin(alciProgress* p, FILE* out, long total, const char* label) {
+void alci_progress_begin(alciProgress* p, FILE* out, long total, long first, const char* label) {
     if (!p) return;
     memset(p, 0, sizeof *p);
     p->out = out;
     p->label = label ? label : "";
     p->total = total;
+    p->first = first > 0 ? first : 0;
+    p->done = p->first;
     p->tty = out && isatty(fileno(out));
     p->start = nowSeconds();
     p->lastDraw = -1.0;
 }
 
-// units per second so far and the estimated seconds left (negative when unknown)
+// units per second since begin and the estimated seconds left (negative when unknown); the
+// units done before begin (a resumed run's) took no time of this bar's: counting them made a
+// run resumed at step 650 of 800, at 300 s a step, show 2.2 steps/s and an ETA of a minute
 static void rates(const alciProgress* p, double now, double* perSec, double* eta) {
     double elapsed = now - p->start;
-    *perSec = elapsed > 0 ? (double)p->done / elapsed : 0.0;
+    *perSec = elapsed > 0 ? (double)(p->done - p->first) / elapsed : 0.0;
     *eta = -1.0;
     if (p->total > 0 && *perSec > 0) *eta = (double)(p->total - p->done) / *perSec;
     if (p->total > 0 && p->done >= p->total) *eta = 0.0;

@@ -13,6 +13,7 @@ typedef struct alciProgress_ {
     const char* label;  ///< shown first on each line (not copied: keep it alive)
     long total;         ///< units of work (steps); <= 0: unknown, no percentage or ETA
     long done;          ///< units done at the last update
+    long first;         ///< units already done at begin (a resumed run's steps)
     int tty;            ///< 1 when out is a terminal
     int decile;         ///< non-terminal: last 10% mark printed (0..10)
     int width;          ///< terminal: length of the last line drawn, for blanking
@@ -24,9 +25,12 @@ typedef struct alciProgress_ {
 /// @param[out] p      the bar
 /// @param[in] out     the stream (stderr typically); a terminal gets the redrawn bar
 /// @param[in] total   units of work; <= 0 when unknown
+/// @param[in] first   units already done before this bar began (the steps a resumed run
+///                    starts from; 0 otherwise): the rate and the ETA count only the units
+///                    done since, while the percentage counts all of them
 /// @param[in] label   text before the bar (kept by pointer)
 /// Nullable: out (bar disabled), label
-void alci_progress_begin(alciProgress* p, FILE* out, long total, const char* label);
+void alci_progress_begin(alciProgress* p, FILE* out, long total, long first, const char* label);
 
 /// Report progress: done units of total are finished. On a terminal, redraws
 ///   "<label> [#####.....]  42.0%  123.4 steps/s  ETA 0:12  <extra>"

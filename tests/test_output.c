@@ -902,7 +902,7 @@ ALC_TEST(output_progress_file) {
     FILE* fp = fopen(path, "w");
     ENSURE(fp != NULL);
     alciProgress p;
-    alci_progress_begin(&p, fp, 250, "run");
+    alci_progress_begin(&p, fp, 250, 0, "run");
     for (long i = 1; i <= 250; i++) alci_progress_update(&p, i, "t=1 s");
     alci_progress_end(&p);
     fclose(fp);
@@ -919,7 +919,7 @@ ALC_TEST(output_progress_file) {
     // a run that stops at 55%: five lines and a closing one
     fp = fopen(path, "w");
     ENSURE(fp != NULL);
-    alci_progress_begin(&p, fp, 100, "run");
+    alci_progress_begin(&p, fp, 100, 0, "run");
     for (long i = 1; i <= 55; i++) alci_progress_update(&p, i, NULL);
     alci_progress_end(&p);
     fclose(fp);
@@ -930,6 +930,31 @@ ALC_TEST(output_progress_file) {
     ENSURE_MSG(lines == 6 && strstr((char*)s, "run: 50% (50/100") &&
                    strstr((char*)s, "run: stopped at 55/100 steps"),
                "%s", (char*)s);
+    free(s);
+    removeTree(dir);
+    return ALC_TEST_PASS;
+}
+
+/// A resumed run's bar (issue 14): the rate and the ETA count the steps of this process only.
+/// The bar begins at step 650 of 800 and is set back 100 s, as if it had begun then; after 10
+/// more steps it must show 0.1 steps/s and 140 steps left at that rate (23:20), not 660 steps
+/// in 100 s (6.6 steps/s, an ETA of 21 s, what it showed before).
+ALC_TEST(output_progress_resumed) {
+    char dir[64], path[128];
+    ENSURE(setup(dir, path, sizeof path, "log.txt"));
+    FILE* fp = fopen(path, "w");
+    ENSURE(fp != NULL);
+    alciProgress p;
+    alci_progress_begin(&p, fp, 800, 650, "run");
+    ENSURE(p.done == 650);
+    p.start -= 100;
+    alci_progress_update(&p, 660, NULL);
+    alci_progress_end(&p);
+    fclose(fp);
+    unsigned char* s = readAll(path, NULL);
+    ENSURE(s != NULL);
+    ENSURE_MSG(strstr((char*)s, "run: 80% (660/800 steps, 0.1 steps/s, ETA 23:2") != NULL, "%s",
+               (char*)s);
     free(s);
     removeTree(dir);
     return ALC_TEST_PASS;
@@ -955,7 +980,7 @@ ALC_TEST(output_progress_tty) {
 
     // 2000 fast updates: redraws are rate-limited to a handful
     alciProgress p;
-    alci_progress_begin(&p, fp, 2000, "tty");
+    alci_progress_begin(&p, fp, 2000, 0, "tty");
     ENSURE(p.tty == 1);
     for (long i = 1; i <= 2000; i++) alci_progress_update(&p, i, NULL);
     alci_progress_end(&p);

@@ -759,7 +759,7 @@ static int runMain(int argc, char** argv, const char* resume) {
     // the loop; Ctrl-C cancels the step in progress, with every file complete
     g_sim = sim;
     alciProgress prog;
-    if (!quiet) alci_progress_begin(&prog, stderr, steps, alc_sceneName(m));
+    if (!quiet) alci_progress_begin(&prog, stderr, steps, start, alc_sceneName(m));
     for (long k = start; k < steps && code == ALC_EXIT_OK; k++) {
         if (g_stop) {
             code = stopCode();
