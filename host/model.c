@@ -34,7 +34,7 @@ alcOption alc_defaultOption(void) {
     o.splitAfter = 100;
     o.stallAlpha = 1e-4;
     o.restartAlpha = -1;  // stallAlpha
-    o.newtonFlat = 0;     // never
+    o.newtonFlat = 1e-4;
     o.ccdRescale = 0.1;
     o.ccdMinSep = 0;
     o.ccdMaxIter = 100000;

@@ -421,8 +421,9 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
         // subproblem has lowered it so far. Deep in IPC's dolphin funnel most subproblems ran to
         // the Newton cap on such steps, L falling by 1e-4 to 1e-7 of that per iteration while
         // the inversion bound or the backtracking kept r below 1 (bench/results/intel-xeon-2c/
-        // ipc-examples.md). It ends the subproblem as the cap would: the multipliers are
-        // credited at most delta of the violation, as after a subproblem that did not converge
+        // ipc-examples.md; docs/architecture.md, "A subproblem whose L has gone flat ends"). It
+        // ends the subproblem as the cap would: the multipliers are credited at most delta of
+        // the violation, as after a subproblem that did not converge
         int flat = !done && o->newtonFlat > 0 && r < 1 && sinceBegin >= 3 && lBegin > L &&
                    L0 - L < o->newtonFlat * (lBegin - L);
         alci_log(sim, 4,

@@ -738,11 +738,11 @@ ALC_TEST(import_ipc_gpuRunsQueue) {
     char cmd[4096], path[600];
     const char* tool = "tools/gpu-runs.sh";
     snprintf(cmd, sizeof cmd,
-             "rm -rf %s/runs && GPU_RUNS_QUEUE='tt:abs+sa10+rs+nf tt:guards' ALCOVE=%s/alcove %s import "
+             "rm -rf %s/runs && GPU_RUNS_QUEUE='tt:abs+sa10+rs tt:guards' ALCOVE=%s/alcove %s import "
              "%s/ipc %s/runs > %s/import.txt 2>&1",
              dir, build, tool, dir, dir, dir);
     ENSURE_MSG(system(cmd) == 0, "%s", cmd);
-    const char* names[2] = {"01_tt_abs_sa10_rs_nf", "02_tt_guards"};
+    const char* names[2] = {"01_tt_abs_sa10_rs", "02_tt_guards"};
     for (int k = 0; k < 2; k++) {
         snprintf(path, sizeof path, "%s/runs/%s.yaml", dir, names[k]);
         alcModel* m = NULL;
@@ -750,11 +750,10 @@ ALC_TEST(import_ipc_gpuRunsQueue) {
         ENSURE_MSG(alc_loadScene(path, NULL, &m, err, sizeof err) == ALC_OK, "%s: %s", path, err);
         if (k == 0) {
             ENSURE(m->opt.eigenFilter == ALC_EIGEN_ABS && m->opt.splitAfter == 10 &&
-                   m->opt.restartAlpha == 0.01 && m->opt.newtonFlat == 1e-4 &&
-                   m->opt.tetGuards == 0);
+                   m->opt.restartAlpha == 0.01 && m->opt.tetGuards == 0);
         } else {
             ENSURE(m->opt.eigenFilter != ALC_EIGEN_ABS && m->opt.splitAfter == 100 &&
-                   m->opt.restartAlpha < 0 && m->opt.newtonFlat == 0 && m->opt.tetGuards == 64);
+                   m->opt.restartAlpha < 0 && m->opt.tetGuards == 64);
         }
         alc_deleteModel(m);
     }
@@ -768,24 +767,24 @@ ALC_TEST(import_ipc_gpuRunsQueue) {
     ENSURE_MSG(system(cmd) == 0, "refusals (%s/bad.txt, %s/bad2.txt)", dir, dir);
     // list before and after a run of 3 of the 5 steps; then take a snapshot of that run back
     snprintf(cmd, sizeof cmd,
-             "%s list %s/runs > %s/list0.txt && grep -qx '01_tt_abs_sa10_rs_nf: not started' "
+             "%s list %s/runs > %s/list0.txt && grep -qx '01_tt_abs_sa10_rs: not started' "
              "%s/list0.txt && grep -qx '02_tt_guards: not started' %s/list0.txt && "
-             "%s/alcove run %s/runs/01_tt_abs_sa10_rs_nf.yaml --steps 3 --every 1 --frames none "
-             "--threads 1 -q --out %s/runs/out/01_tt_abs_sa10_rs_nf && "
+             "%s/alcove run %s/runs/01_tt_abs_sa10_rs.yaml --steps 3 --every 1 --frames none "
+             "--threads 1 -q --out %s/runs/out/01_tt_abs_sa10_rs && "
              "%s list %s/runs > %s/list1.txt && "
-             "grep -qx '01_tt_abs_sa10_rs_nf: checkpoint at step 3 of 5; not checked' %s/list1.txt",
+             "grep -qx '01_tt_abs_sa10_rs: checkpoint at step 3 of 5; not checked' %s/list1.txt",
              tool, dir, dir, dir, dir, build, dir, dir, tool, dir, dir, dir);
     ENSURE_MSG(system(cmd) == 0, "list (%s/list0.txt, %s/list1.txt)", dir, dir);
     snprintf(cmd, sizeof cmd,
-             "cd %s && rm -rf snap && mkdir -p snap/runs && cp -r runs/out/01_tt_abs_sa10_rs_nf "
+             "cd %s && rm -rf snap && mkdir -p snap/runs && cp -r runs/out/01_tt_abs_sa10_rs "
              "snap/runs/ && tar czf snap.tgz -C snap runs && tar czf empty.tgz -C snap/runs . && "
-             "rm -rf runs/out/01_tt_abs_sa10_rs_nf",
+             "rm -rf runs/out/01_tt_abs_sa10_rs",
              dir);
     ENSURE_MSG(system(cmd) == 0, "%s", cmd);
     snprintf(cmd, sizeof cmd,
              "%s take %s/snap.tgz %s/runs > %s/take.txt 2>&1 && "
-             "grep -qx '%s/runs/out/01_tt_abs_sa10_rs_nf: checkpoint at step 3' %s/take.txt && "
-             "[ -f %s/runs/out/01_tt_abs_sa10_rs_nf/checkpoint.alck ] && "
+             "grep -qx '%s/runs/out/01_tt_abs_sa10_rs: checkpoint at step 3' %s/take.txt && "
+             "[ -f %s/runs/out/01_tt_abs_sa10_rs/checkpoint.alck ] && "
              "%s take %s/empty.tgz %s/runs > %s/take2.txt 2>&1; [ $? -eq 1 ] && "
              "grep -q 'holds no runs/ folder' %s/take2.txt",
              tool, dir, dir, dir, dir, dir, dir, tool, dir, dir, dir, dir);

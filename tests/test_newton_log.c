@@ -397,7 +397,7 @@ static void readFlat(void* user, int level, const char* msg) {
 static int flatRun(double eps, FlatLog* c, long* newton) {
     Run r;
     ENSURE(openRun(&r, "arch.yaml", NULL, NULL, -1));
-    ENSURE(r.m->opt.newtonFlat == 0);  // the default: never
+    ENSURE(r.m->opt.newtonFlat == 1e-4);  // the default
     r.m->opt.newtonFlat = eps;
     memset(c, 0, sizeof *c);
     c->eps = eps;
@@ -416,10 +416,10 @@ static int flatRun(double eps, FlatLog* c, long* newton) {
 /// solver.newton_flat (host/step.c, solveSubproblem; issue 14): a subproblem ends on a partial
 /// Newton step that lowers L by less than that fraction of what the subproblem lowered it so
 /// far, from its third iteration on. The stone arch's subproblems take many such steps (its
-/// stiff stones' joints). Off (0, the default) no subproblem ends on it; at 0.01 some do, each one
-/// allowed by the rule and none of the partial steps it should have ended going on, with fewer
-/// Newton iterations and every state clean. The scene key reads it; 1 is refused with its line,
-/// and so is a negative value through the C API.
+/// stiff stones' joints). Off (0) no subproblem ends on it; at 0.01 some do, each one allowed by
+/// the rule and none of the partial steps it should have ended going on, with fewer Newton
+/// iterations and every state clean. The scene key reads it (0 turns it off; the default is
+/// 1e-4); 1 is refused with its line, and so is a negative value through the C API.
 ALC_TEST(newtonLog_flatEnds) {
     FlatLog off, on;
     long n0 = 0, n1 = 0;
@@ -441,6 +441,12 @@ ALC_TEST(newtonLog_flatEnds) {
         "%s", err);
     ENSURE(m->opt.newtonFlat == 1e-4);
     alc_deleteModel(m);
+    ENSURE_MSG(
+        alct_loadSolverScene("nfl", "e.yaml", "newton_flat: 0", &m, err, sizeof err) == ALC_OK,
+        "%s", err);
+    ENSURE(m->opt.newtonFlat == 0);
+    alc_deleteModel(m);
+    ENSURE(alc_defaultOption().newtonFlat == 1e-4);
     ENSURE(alct_loadSolverScene("nfl", "e.yaml", "newton_flat: 1", &m, err, sizeof err) ==
            ALC_ERR_SCENE);
     ENSURE_MSG(strstr(err, "e.yaml:4:") && strstr(err, "newton_flat"), "%s", err);

@@ -294,7 +294,7 @@ typedef struct alcOption_ {
                                ///< the subproblem has lowered it so far, from its third
                                ///< iteration on, ends the subproblem as the Newton cap does
                                ///< (multipliers credited at most delta); in [0, 1), 0: never;
-                               ///< default 0
+                               ///< default 1e-4
 } alcOption;
 
 /// Output format of frames.
