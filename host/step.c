@@ -438,9 +438,11 @@ static alctStatus solveSubproblem(alcSim* sim, alcData* d, alciContactParams* cp
                  : aout.nsecant > 0 ? ", goes on: friction pairs at their secant"
                                     : ", goes on: rigid bodies still moving",
                  *kinLeft > 0 ? ", boundaries short of their targets" : "");
-        if (done && *kinLeft > 0) {
+        if ((done || flat) && *kinLeft > 0) {
             // moving boundaries short of their targets follow as far as the relaxed mesh
-            // allows, and the Newton iterations go on from there
+            // allows, and the Newton iterations go on from there (after a flat end too: else
+            // subproblems that keep ending flat would leave them short, and the step would
+            // run to its outer cap, its beta counting no iterate short of its targets)
             st = ops->kinPlace(be, o->inversionFraction, invAll, 0, kinLeft);
             if (st != ALC_OK) return st;
             haveLNext = 0;
