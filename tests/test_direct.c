@@ -3,6 +3,7 @@
 // pattern analysed afresh, a matrix that is not positive definite reported, and whole scenes
 // whose steps agree with PCG's. Skipped (with the reason) in a build without CHOLMOD.
 #include "alc_internal.h"
+#include "blas_info.h"
 #include "ref/bsr_ref.h"
 #include "ref/direct_ref.h"
 #include "ref/pcg_ref.h"
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static double rnd(unsigned long long* s) {
     unsigned long long z = (*s += 0x9e3779b97f4a7c15ull);
@@ -301,5 +303,96 @@ ALC_TEST(direct_refusedWithoutCholmodOrOnUnknownName) {
     ENSURE(strstr(alc_lastError(sim), "CHOLMOD"));
     alc_deleteSim(sim);
     alc_deleteModel(m);
+    return ALC_TEST_PASS;
+}
+
+// OpenBLAS kernels without AVX2 on a CPU that has it are named, with the OPENBLAS_CORETYPE that
+// fits; a core that fits, a CPU without AVX2 or a core name that is not x86's get no advice
+ALC_TEST(direct_blasAdviceForOldKernels) {
+    char buf[512];
+    ENSURE(alci_blasAdvice("Prescott", 1, 1, buf, sizeof buf) == 1);
+    ENSURE_MSG(strstr(buf, "OPENBLAS_CORETYPE=SkylakeX") && strstr(buf, "Prescott") &&
+                   strstr(buf, "AVX-512"),
+               "%s", buf);
+    ENSURE(alci_blasAdvice("sandybridge", 1, 0, buf, sizeof buf) == 1);
+    ENSURE_MSG(strstr(buf, "OPENBLAS_CORETYPE=Haswell") && strstr(buf, "AVX2"), "%s", buf);
+    static const char* const fits[] = {"Haswell", "SkylakeX", "Zen", "Cooperlake", "armv8",
+                                       "Unknown", ""};
+    for (size_t i = 0; i < sizeof fits / sizeof fits[0]; i++) {
+        ENSURE_MSG(alci_blasAdvice(fits[i], 1, 1, buf, sizeof buf) == 0 && buf[0] == 0, "%s",
+                   fits[i]);
+    }
+    ENSURE(alci_blasAdvice("Prescott", 0, 0, buf, sizeof buf) == 0 && buf[0] == 0);
+    ENSURE(alci_blasAdvice(NULL, 1, 1, buf, sizeof buf) == 0 && buf[0] == 0);
+    // a short buffer is cut, NUL-terminated
+    char small[8];
+    ENSURE(alci_blasAdvice("Prescott", 1, 1, small, sizeof small) == 1 && strlen(small) == 7);
+    return ALC_TEST_PASS;
+}
+
+// The BLAS this test process runs CHOLMOD on is found and named by its library's real path
+ALC_TEST(direct_blasDescribed) {
+    char buf[2048], advice[512];
+    int kind = alcu_blasDescribe(buf, sizeof buf, advice, sizeof advice);
+    if (!alcr_direct_available()) {
+        ENSURE(kind == -1 && strstr(buf, "no CHOLMOD") && advice[0] == 0);
+        return ALC_TEST_PASS;
+    }
+    ENSURE_MSG(kind == 0 || kind == 1, "%d", kind);
+    ENSURE_MSG(kind == 1 ? !strncmp(buf, "OpenBLAS", 8)
+                         : !strncmp(buf, "the reference BLAS (", 20) ||
+                               !strncmp(buf, "not OpenBLAS (", 14),
+               "%d %s", kind, buf);
+    // CHOLMOD links a BLAS, so dgemm_ resolves to a file that exists
+    const char* open = strrchr(buf, '(');
+    ENSURE_MSG(open && open[1] == '/', "%s", buf);
+    char path[2048];
+    snprintf(path, sizeof path, "%s", open + 1);
+    path[strcspn(path, ")")] = 0;
+    ENSURE_MSG(access(path, R_OK) == 0, "%s", path);
+    // advice for the reference BLAS only where it is the reference BLAS
+    if (kind == 0) ENSURE((advice[0] != 0) == (strncmp(buf, "the reference", 13) == 0));
+    // the same answer without the advice buffer
+    char again[2048];
+    ENSURE(alcu_blasDescribe(again, sizeof again, NULL, 0) == kind && !strcmp(again, buf));
+    return ALC_TEST_PASS;
+}
+
+// `alcove run` names the BLAS of a scene that factorizes (-v), records it in run.json and
+// warns where it is slower than the CPU allows; a PCG scene says nothing of it
+ALC_TEST(direct_runNamesItsBlas) {
+    if (skipWithoutCholmod()) return ALC_TEST_SKIP;
+    const char* dir = alct_tmpDir("direct", "blas");
+    char text[2048], direct[1024], pcg[1024];
+    const char* path;
+    snprintf(text, sizeof text, STONES_SCENE, "direct", 0);
+    ENSURE((path = alct_writeFile(dir, "direct.yaml", text)) != NULL);
+    snprintf(direct, sizeof direct, "%s", path);  // alct_writeFile's result is overwritten
+    snprintf(text, sizeof text, STONES_SCENE, "pcg", 0);
+    ENSURE((path = alct_writeFile(dir, "pcg.yaml", text)) != NULL);
+    snprintf(pcg, sizeof pcg, "%s", path);
+    char blas[2048], advice[512];
+    alcu_blasDescribe(blas, sizeof blas, advice, sizeof advice);
+    const char* build = getenv("ALC_BUILD");
+    char cmd[4096];
+    for (int k = 0; k < 2; k++) {
+        snprintf(cmd, sizeof cmd,
+                 "%s/alcove run '%s' --steps 1 --out '%s/out%d' -v > '%s/log%d.txt' 2>&1",
+                 build ? build : "build", k ? pcg : direct, dir, k, dir, k);
+        ENSURE_MSG(system(cmd) == 0, "see %s/log%d.txt", dir, k);
+    }
+    // the direct scene: the BLAS line, the advice as a warning where there is advice
+    snprintf(cmd, sizeof cmd,
+             "grep -q '^alcove: BLAS: ' '%s/log0.txt' && grep -q '\"blas\": \"' '%s/out0/run.json'",
+             dir, dir);
+    ENSURE_MSG(system(cmd) == 0, "see %s/log0.txt and out0/run.json", dir);
+    snprintf(cmd, sizeof cmd,
+             "grep -q '^alcove: warning: .*BLAS\\|^alcove: warning: OpenBLAS' '%s/log0.txt'", dir);
+    ENSURE_MSG((system(cmd) == 0) == (advice[0] != 0), "advice '%s', see %s/log0.txt", advice,
+               dir);
+    // the PCG scene: neither
+    snprintf(cmd, sizeof cmd,
+             "grep -q 'BLAS' '%s/log1.txt' || grep -q '\"blas\"' '%s/out1/run.json'", dir, dir);
+    ENSURE_MSG(system(cmd) != 0, "see %s/log1.txt", dir);
     return ALC_TEST_PASS;
 }

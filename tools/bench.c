@@ -62,7 +62,8 @@ static void benchUsage(FILE* out) {
             "                       --models or --contact is given\n"
             "  --list               list the table\n"
             "  --only NAME          run one entry of the table\n"
-            "  --record DIR         write DIR/<machine>/<name>.csv with date, machine, command\n"
+            "  --record DIR         write DIR/<machine>/<name>.csv with machine, BLAS, date,\n"
+            "                       command\n"
             "                       (<machine>: the CPU and its cores, or with --backend cuda on\n"
             "                       a GPU the GPU's name, e.g. h100-80gb-hbm3)\n");
 }
@@ -310,12 +311,14 @@ int alc_cmdBench(int argc, char** argv) {
     char machine[512], slug[256];
     machineName(machine, sizeof machine, slug, sizeof slug);
     gpuMachine(s.backend, machine, sizeof machine, slug, sizeof slug);
+    char blas[1024];
+    alcu_blasDescribe(blas, sizeof blas, NULL, 0);
     if (!table) {
         if (!s.scene) {
             benchUsage(stderr);
             return ALC_EXIT_USAGE;
         }
-        printf("# machine: %s\n# scene: %s\n", machine, s.scene);
+        printf("# machine: %s\n# blas: %s\n# scene: %s\n", machine, blas, s.scene);
         // rows are labelled by the scene's file name without folder and extension, so that
         // "NAME [model]" fits the table's name column
         char label[128];
@@ -329,7 +332,7 @@ int alc_cmdBench(int argc, char** argv) {
     time_t now = time(NULL);
     char date[64];
     strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
-    printf("# machine: %s\n# date: %s\n", machine, date);
+    printf("# machine: %s\n# blas: %s\n# date: %s\n", machine, blas, date);
     for (int i = 0; i < NTABLE; i++) {
         if (only && strcmp(only, kTable[i].name) != 0) continue;
         alcCliScene e = s;
@@ -349,9 +352,9 @@ int alc_cmdBench(int argc, char** argv) {
             rec = fopen(path, "w");
             if (rec) {
                 fprintf(rec,
-                        "# machine: %s\n# date: %s\n# command: alcove bench --only %s --steps "
-                        "%d%s%s --backend %s",
-                        machine, date, kTable[i].name, steps, e.preset ? " --preset " : "",
+                        "# machine: %s\n# blas: %s\n# date: %s\n# command: alcove bench --only "
+                        "%s --steps %d%s%s --backend %s",
+                        machine, blas, date, kTable[i].name, steps, e.preset ? " --preset " : "",
                         e.preset ? e.preset : "",
                         s.backend == ALC_BACKEND_CUDA
                             ? "cuda"

@@ -120,6 +120,11 @@ int alc_cmdInfo(int argc, char** argv) {
         static const char* const solver[] = {"pcg", "direct", "auto"};
         printf("linear     : %s (Cholesky by CHOLMOD %s)\n", solver[m->opt.linearSolver],
                alcu_directSolverAvailable() ? "available" : "not in this build");
+        char blas[1024], advice[512];
+        alcu_blasDescribe(blas, sizeof blas, advice, sizeof advice);
+        printf("blas       : %s\n", blas);
+        if (advice[0] && m->opt.linearSolver != ALC_LINSOLVE_PCG)
+            printf("             %s\n", advice);
         printf("memory     : %.1f MB held after make (%.1f MB per million tetrahedra)\n", mb,
                m->ntet > 0 ? mb / ((double)m->ntet / 1e6) : 0);
     }

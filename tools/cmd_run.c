@@ -435,6 +435,13 @@ static void jsonString(alciFile* f, const char* s) {
     alci_file_printf(f, "\"");
 }
 
+/// Whether the sim factorizes with CHOLMOD, whose speed is the BLAS's (the reference backend
+/// with linear_solver direct or auto).
+static int usesBlas(const alcModel* m, const alcSim* sim) {
+    return alc_simBackend(sim) == ALC_BACKEND_REF && m->opt.linearSolver != ALC_LINSOLVE_PCG &&
+           alcu_directSolverAvailable();
+}
+
 static int writeRunJson(const char* out, const alcCliScene* s, const alcModel* m, alcSim* sim,
                         int steps, long resumedAt, int argc, char** argv) {
     char path[4096], err[1024];
@@ -457,6 +464,13 @@ static int writeRunJson(const char* out, const alcCliScene* s, const alcModel* m
         &f, " \"vertices\": %d, \"tetrahedra\": %d, \"surface_triangles\": %d, \"bodies\": %d,\n",
         m->nvert, m->ntet, m->ntri, m->nbody);
     if (resumedAt >= 0) alci_file_printf(&f, " \"resumed_at_step\": %ld,\n", resumedAt);
+    if (usesBlas(m, sim)) {
+        char blas[1024];
+        alcu_blasDescribe(blas, sizeof blas, NULL, 0);
+        alci_file_printf(&f, " \"blas\": ");
+        jsonString(&f, blas);
+        alci_file_printf(&f, ",\n");
+    }
     if (alc_simDeviceName(sim)[0]) {
         alci_file_printf(&f, " \"device\": ");
         jsonString(&f, alc_simDeviceName(sim));
@@ -722,6 +736,12 @@ static int runMain(int argc, char** argv, const char* resume) {
                 backendName, alc_cliContactName(m->opt.contact), outDir);
     }
     if (resume) fprintf(stderr, "alcove: resumed from the checkpoint at step %ld\n", start);
+    if (!quiet && usesBlas(m, sim)) {
+        char blas[1024], advice[512];
+        alcu_blasDescribe(blas, sizeof blas, advice, sizeof advice);
+        if (verbose) fprintf(stderr, "alcove: BLAS: %s\n", blas);
+        if (advice[0]) fprintf(stderr, "alcove: warning: %s\n", advice);
+    }
     if (code == ALC_EXIT_OK &&
         !writeRunJson(outDir, &s, m, sim, steps, resume ? start : -1, argc, argv))
         code = ALC_EXIT_FAIL;

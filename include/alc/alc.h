@@ -73,6 +73,19 @@ ALC_API int alcu_cudaDescribe(int device, char* buf, size_t n);
 /// then refuses those settings with ALC_ERR_UNSUPPORTED).
 ALC_API int alcu_directSolverAvailable(void);
 
+/// The BLAS that CHOLMOD's supernodal factorizations (ALC_LINSOLVE_DIRECT and _AUTO) run on in
+/// this process, found at run time: the library that defines dgemm_ (its real path, through
+/// Debian's alternatives), and where it is OpenBLAS its configuration, kernel core and thread
+/// count, e.g. "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY Prescott MAX_THREADS=64, core
+/// Prescott, 1 thread (/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3)". The BLAS
+/// decides the direct solver's speed more than anything in alcove: advice says what to change
+/// where it is slower than this CPU allows (the reference BLAS; an OpenBLAS that took the CPU
+/// for an older one and runs kernels without its AVX2 or AVX-512: OPENBLAS_CORETYPE).
+/// @param[out] buf     the description, at most n bytes with the NUL; nullable when n == 0
+/// @param[out] advice  what to change, "" when nothing; at most na bytes; nullable when na == 0
+/// @return 1 for OpenBLAS, 0 for another BLAS, -1 when this build has no CHOLMOD.
+ALC_API int alcu_blasDescribe(char* buf, size_t n, char* advice, size_t na);
+
 // ---- defaults -----------------------------------------------------------------------------
 
 /// Default physical and solver options (see the field comments of alcOption).
