@@ -502,6 +502,7 @@ alctStatus opCollect(void* be, alciCollectOut* out) {
     p.xi = o->ccdMinSep;
     p.rescale = o->ccdRescale;
     p.delta = B->cp.delta;
+    p.gapCap = o->ccdGapCap * B->cp.delta;
     p.maxIter = o->ccdMaxIter;
     p.growOnOverflow = B->sim->def.capacity.growOnOverflow;
     alctStatus st = alcg_collide_collect(B->C, B->d_x, B->d_xhat, B->d_kin, &p, out, &B->s);

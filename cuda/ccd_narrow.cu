@@ -74,8 +74,9 @@ static __global__ void ccdNarrow_evalKernel(alcgCcdNarrowIn in, double xiReach, 
         double xiPair =
             alcm_pair_stepFloor(in.d_pairs, in.npair, ALC_PAIR_KEY(type, a, b), in.xi, in.delta);
         double xiStep = alcm_ccd_stepSep(x, dx, isEE, xiPair, 1.0);
-        bool hit = isEE ? alcm_ccd_ee(x, dx, xiStep, in.rescale, 1.0, in.maxIter, &t, NULL)
-                        : alcm_ccd_pt(x, dx, xiStep, in.rescale, 1.0, in.maxIter, &t, NULL);
+        double s = alcm_ccd_capRescale(x, dx, isEE, xiStep, in.rescale, in.gapCap, 1.0);
+        bool hit = isEE ? alcm_ccd_ee(x, dx, xiStep, s, 1.0, in.maxIter, &t, NULL)
+                        : alcm_ccd_pt(x, dx, xiStep, s, 1.0, in.maxIter, &t, NULL);
         bool reaches = false;
         if (hit) {
             reaches =

@@ -38,6 +38,7 @@ typedef struct alcgCcdNarrowIn_ {
     int nee;                  ///< EE candidates
     double xi;                ///< minimum separation of the time of impact, opt.ccdMinSep (m)
     double rescale;           ///< ACCD rescale s, opt.ccdRescale
+    double gapCap;            ///< gap cap of the rescale (m, alcm_ccd_capRescale); 0: none
     double delta;             ///< contact offset delta of the reach query (m)
     int maxIter;              ///< ACCD iteration cap, opt.ccdMaxIter
     const alcmPair* d_pairs;  ///< the active set sorted by key, for alcm_pair_stepFloor

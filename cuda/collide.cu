@@ -247,6 +247,7 @@ extern "C" alctStatus alcg_collide_collect(alcgCollide* c, const double* d_x, co
     nin.nee = nee;
     nin.xi = p->xi;
     nin.rescale = p->rescale;
+    nin.gapCap = p->gapCap;
     nin.delta = p->delta;
     nin.maxIter = p->maxIter;
     nin.d_pairs = c->npair > 0 ? c->d_pairs : NULL;

@@ -38,6 +38,7 @@ typedef struct alcgCollideParams_ {
     double delta;        ///< contact offset of the reach query (m)
     int maxIter;         ///< ACCD iteration cap, opt.ccdMaxIter
     int growOnOverflow;  ///< 1: grow an overflowing buffer and redo; 0: fail (alcCapacity)
+    double gapCap;       ///< gap cap of the rescale (m): opt.ccdGapCap x delta; 0: none
 } alcgCollideParams;
 
 typedef struct alcgCollide_ alcgCollide;

@@ -35,6 +35,7 @@ alcOption alc_defaultOption(void) {
     o.stallAlpha = 1e-4;
     o.restartAlpha = -1;  // stallAlpha
     o.newtonFlat = 1e-4;
+    o.ccdGapCap = 0;  // off: the ACCD rule
     o.ccdRescale = 0.1;
     o.ccdMinSep = 0;
     o.ccdMaxIter = 100000;

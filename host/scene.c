@@ -205,6 +205,7 @@ static int readSolver(Loader* L, alciYNode* root) {
                                        "stall_alpha",
                                        "restart_alpha",
                                        "newton_flat",
+                                       "ccd_gap_cap",
                                        "ccd_rescale",
                                        "ccd_min_sep",
                                        "ccd_max_iter",
@@ -244,6 +245,7 @@ static int readSolver(Loader* L, alciYNode* root) {
         alciy_getNumber(&L->y, n, "stall_alpha", &o->stallAlpha, 0, 0.999, 0) &&
         alciy_getNumber(&L->y, n, "restart_alpha", &o->restartAlpha, 0, 1, 0) &&
         alciy_getNumber(&L->y, n, "newton_flat", &o->newtonFlat, 0, 0.999, 0) &&
+        alciy_getNumber(&L->y, n, "ccd_gap_cap", &o->ccdGapCap, 0, BIG, 0) &&
         alciy_getNumber(&L->y, n, "ccd_rescale", &o->ccdRescale, 1e-6, 0.999, 0) &&
         alciy_getNumber(&L->y, n, "ccd_min_sep", &o->ccdMinSep, 0, BIG, 0) &&
         alciy_getInt(&L->y, n, "ccd_max_iter", &o->ccdMaxIter, 10, INT_MAX, 0) &&

@@ -604,6 +604,8 @@ static alctStatus checkOptions(const alcOption* o, char* err, int errsz) {
         "restart_alpha %g must be in [0, 1] (or negative: stall_alpha)", o->restartAlpha);
     REQ(o->newtonFlat >= 0 && o->newtonFlat < 1, "newton_flat %g must be in [0, 1)",
         o->newtonFlat);
+    REQ(o->ccdGapCap >= 0 && isfinite(o->ccdGapCap), "ccd_gap_cap %g must be finite and >= 0",
+        o->ccdGapCap);
     REQ(o->ccdRescale > 0 && o->ccdRescale < 1, "ccd_rescale %g must be in (0, 1)", o->ccdRescale);
     REQ(o->ccdMinSep >= 0 && o->ccdMinSep < o->delta, "ccd_min_sep %g must be in [0, delta)",
         o->ccdMinSep);

@@ -4,7 +4,7 @@
 #include "alc/alc.h"
 
 #define ALC_VERSION_MAJOR 0
-#define ALC_VERSION_MINOR 11
+#define ALC_VERSION_MINOR 12
 #define ALC_VERSION_PATCH 0
 
 int alcu_version(void) {

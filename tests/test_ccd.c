@@ -9,6 +9,7 @@
 #define ALCT_RNG_SEED 0x2545F4914F6CDD1Dull
 #include "test_rng.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -437,5 +438,39 @@ ALC_TEST(ccd_sampleQueries) {
     ENSURE_MSG(t.falseNeg == 0, "%ld false negatives", t.falseNeg);
     // false positives stay a minority of the negatives
     ENSURE_MSG(t.falsePos < (t.falsePos + t.trueNeg) / 5, "%ld false positives", t.falsePos);
+    return ALC_TEST_PASS;
+}
+
+// solver.ccd_gap_cap (alcm_ccd_capRescale, issue 14): a point sliding over a triangle from
+// 10 delta above it to 0.5 delta above it is cut by ACCD's rule once its gap falls below s = 0.1
+// of the start gap, and passes under a cap of 1 delta (the gap stays above 0.1 delta); a path that
+// ends 0.05 delta above is still cut, above 0.1 delta; a pair within the cap keeps s itself
+ALC_TEST(ccd_gapCapKeepsFarPairsToTheNearRule) {
+    const double delta = 1e-3, s = 0.1;
+    alcV3 x[4] = {{0.25, 0.25, 10 * delta}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+    alcV3 dx[4] = {{0.25, 0, -9.5 * delta}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    ENSURE(alcm_ccd_capRescale(x, dx, false, 0, s, 0, 1.0) == s);  // no cap
+    double sc = alcm_ccd_capRescale(x, dx, false, 0, s, delta, 1.0);
+    ENSURE_MSG(fabs(sc - s * 0.1) < 1e-6 * s, "%g", sc);  // gap 10 delta: s / 10
+    double toi = 0;
+    ENSURE(alcm_ccd_pt(x, dx, 0, s, 1.0, 100000, &toi, NULL) && toi < 1);
+    double zCut = x[0].z + toi * dx[0].z;
+    ENSURE_MSG(zCut >= s * 10 * delta, "gap at the cut %g delta", zCut / delta);
+    ENSURE(!alcm_ccd_pt(x, dx, 0, sc, 1.0, 100000, &toi, NULL) && toi == 1);
+    // to 0.05 delta: cut, the gap at the cut at least s x delta and below the uncapped cut
+    dx[0].z = -9.95 * delta;
+    ENSURE(alcm_ccd_pt(x, dx, 0, sc, 1.0, 100000, &toi, NULL) && toi < 1);
+    zCut = x[0].z + toi * dx[0].z;
+    ENSURE_MSG(zCut >= s * delta && zCut < 0.5 * delta, "gap at the cut %g delta", zCut / delta);
+    // a pair within the cap: the rule as without it
+    x[0].z = 0.5 * delta;
+    ENSURE(alcm_ccd_capRescale(x, dx, false, 0, s, delta, 1.0) == s);
+    // edge-edge too: crossing edges 10 delta apart, one sliding along itself down to 0.5 delta
+    alcV3 e[4] = {{-1, 0, 10 * delta}, {1, 0, 10 * delta}, {0, -1, 0}, {0, 1, 0}};
+    alcV3 de[4] = {{0.25, 0, -9.5 * delta}, {0.25, 0, -9.5 * delta}, {0, 0, 0}, {0, 0, 0}};
+    double se = alcm_ccd_capRescale(e, de, true, 0, s, delta, 1.0);
+    ENSURE(se < s);
+    ENSURE(alcm_ccd_ee(e, de, 0, s, 1.0, 100000, &toi, NULL) && toi < 1);
+    ENSURE(!alcm_ccd_ee(e, de, 0, se, 1.0, 100000, &toi, NULL) && toi == 1);
     return ALC_TEST_PASS;
 }

@@ -51,7 +51,7 @@ ALC_TEST(warn_names) {
     ENSURE(!strcmp(alcu_warningString(ALC_WARN_ENERGY_GAIN), "ALC_WARN_ENERGY_GAIN"));
     ENSURE(!strcmp(alcu_warningString(ALC_WARN_IPC_SETTING), "ALC_WARN_IPC_SETTING"));
     ENSURE(!strcmp(alcu_warningString(ALC_NWARNING), "unknown warning"));
-    ENSURE(alcu_version() == ALC_VERSION_HEADER && ALC_VERSION_HEADER == 1100);
+    ENSURE(alcu_version() == ALC_VERSION_HEADER && ALC_VERSION_HEADER == 1200);
     return ALC_TEST_PASS;
 }
 

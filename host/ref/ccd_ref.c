@@ -128,6 +128,9 @@ alctStatus alcr_ccd_collect(alcrBackend* B, alciCollectOut* out) {
     double xi = o->ccdMinSep, s = o->ccdRescale;
     double xiReach = o->ccdMinSep + ALC_CCD_REACH * B->cp.delta;
     int maxIter = o->ccdMaxIter;
+    // a far pair keeps s of at most gapCap, not s of its gap (alcm_ccd_capRescale); rigid
+    // vertices' curved paths keep the ACCD rule
+    double gapCap = o->ccdGapCap * B->cp.delta;
     // narrow phase: additive CCD on every candidate
 #pragma omp parallel for schedule(dynamic, 256) if (ntot > ALCR_PAR_MIN)
     for (int c = 0; c < ntot; c++) {
@@ -161,8 +164,9 @@ alctStatus alcr_ccd_collect(alcrBackend* B, alciCollectOut* out) {
             B->candReach[c] = reaches ? reach : 2.0;
             continue;
         }
-        int hit = c < npt ? alcm_ccd_pt(x, dx, xiStep, s, 1.0, maxIter, &toi, NULL)
-                          : alcm_ccd_ee(x, dx, xiStep, s, 1.0, maxIter, &toi, NULL);
+        double sPair = alcm_ccd_capRescale(x, dx, c >= npt, xiStep, s, gapCap, 1.0);
+        int hit = c < npt ? alcm_ccd_pt(x, dx, xiStep, sPair, 1.0, maxIter, &toi, NULL)
+                          : alcm_ccd_ee(x, dx, xiStep, sPair, 1.0, maxIter, &toi, NULL);
         int reaches = 0;
         if (hit) {
             reaches = c < npt ? alcm_ccd_pt(x, dx, xiReach, ALC_CCD_REACH_RESCALE, 1.0, maxIter,

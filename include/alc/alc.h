@@ -26,7 +26,7 @@ extern "C" {
 #endif
 
 /// Version of this header: major * 10000 + minor * 100 + patch.
-#define ALC_VERSION_HEADER 1100
+#define ALC_VERSION_HEADER 1200
 
 // ---- utilities ----------------------------------------------------------------------------
 

@@ -295,6 +295,12 @@ typedef struct alcOption_ {
                                ///< iteration on, ends the subproblem as the Newton cap does
                                ///< (multipliers credited at most delta); in [0, 1), 0: never;
                                ///< default 1e-4
+    double ccdGapCap;          ///< AL model: the step-size CCD (MaxStepSize) lets a pair whose
+                               ///< gap at x is more than ccdGapCap x delta close to
+                               ///< ccdRescale x ccdGapCap x delta, not to ccdRescale x its
+                               ///< gap, so that a far pair the chord brings near is not cut
+                               ///< ten times farther out than a near one; 0: off (the ACCD
+                               ///< rule); >= 0, in units of delta; default 0
 } alcOption;
 
 /// Output format of frames.

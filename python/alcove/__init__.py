@@ -27,7 +27,7 @@ _BACKENDS = {"auto": 0, "ref": 1, "cuda": 2}  # alctBackend
 
 
 def version():
-    """The library's version string, e.g. "0.11.0"."""
+    """The library's version string, e.g. "0.12.0"."""
     return _lib.alcu_versionString().decode()
 
 

@@ -128,6 +128,7 @@ int alct_contactCollect(alctContact* c, double scale) {
     in.rescale = m->opt.ccdRescale;
     in.delta = B->cp.delta;
     in.maxIter = m->opt.ccdMaxIter;
+    in.gapCap = m->opt.ccdGapCap * B->cp.delta;
     c->in = in;
     // scratch, sized by the two-phase query
     if (alcg_ccdNarrow_collect(&c->in, NULL, NULL, NULL, 0, NULL, NULL, NULL, &c->tempBytes,

@@ -496,6 +496,34 @@ ALC_TEST(backend_restartAfterInversionBound) {
     return ALC_TEST_PASS;
 }
 
+/// solver.ccd_gap_cap on the device (cuda/ccd_narrow.cu through alcm_ccd_capRescale): box_drop's
+/// landing with the cap at 1 delta follows the reference's, which the cap moves off the uncapped
+/// run.
+ALC_TEST(backend_ccdGapCap) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/scenes/box_drop.yaml", alct_rootDir());
+    Run r, c, u;
+    ENSURE(openBoth(&r, &c, path));
+    ENSURE(openRunOn(&u, path, NULL, NULL, -1, ALC_BACKEND_REF));
+    r.m->opt.ccdGapCap = c.m->opt.ccdGapCap = 1;
+    int n = 3 * r.m->nvert;
+    double worst = 0, moved = 0;
+    for (int k = 0; k < 30; k++) {
+        ENSURE(stepRun(&r) && stepRun(&c) && stepRun(&u));
+        worst = fmax(worst, relDiff(c.d->x, r.d->x, n));
+        moved = fmax(moved, relDiff(u.d->x, r.d->x, n));
+    }
+    alct_note("30 steps with the cap: device within %.1e of the reference (Newton %ld and %ld); "
+              "the uncapped reference %.1e away",
+              worst, c.d->run.newton, r.d->run.newton, moved);
+    ENSURE(worst <= 1e-6 * alct_tolScale());
+    ENSURE(moved > 0);
+    closeRun(&r);
+    closeRun(&c);
+    closeRun(&u);
+    return ALC_TEST_PASS;
+}
+
 /// Counts (guards added, Newton iterations, active pairs) are compared exactly in the emulation,
 /// where both backends run the same alcm_ functions compiled alike; a device's contracted
 /// multiply-adds move the inversion bounds by ulps, which may reorder near-ties among the guards

@@ -70,8 +70,8 @@ static int compareStage(alctContact* c, const char* label, int candCap, int pair
     {
         alcgSurface sf = {c->mo.nvert, m->nsvert,      m->nedge,     m->ntri,
                           c->d_svert,  c->d_edge_vert, c->d_tri_vert};
-        alcgCollideParams p = {m->opt.ccdMinSep, m->opt.ccdRescale, B->cp.delta, m->opt.ccdMaxIter,
-                               1};
+        alcgCollideParams p = {m->opt.ccdMinSep,  m->opt.ccdRescale, B->cp.delta,
+                               m->opt.ccdMaxIter, 1,                  m->opt.ccdGapCap * B->cp.delta};
         alciCollectOut out;
         int nact = 0, grown = 0, changed = 0;
         if (alcg_malloc(&c->s, (void**)&d_passive, (size_t)c->mo.nvert) != ALC_OK ||
@@ -166,8 +166,8 @@ ALC_TEST(collide_overflowWithoutGrowing) {
     const alcModel* m = c.mo.m;
     alcgSurface sf = {c.mo.nvert, m->nsvert,     m->nedge,    m->ntri,
                       c.d_svert,  c.d_edge_vert, c.d_tri_vert};
-    alcgCollideParams p = {m->opt.ccdMinSep, m->opt.ccdRescale, c.B->cp.delta, m->opt.ccdMaxIter,
-                           0};
+    alcgCollideParams p = {m->opt.ccdMinSep,  m->opt.ccdRescale, c.B->cp.delta,
+                           m->opt.ccdMaxIter, 0,                  m->opt.ccdGapCap * c.B->cp.delta};
     alcgCollide* stage = NULL;
     alciCollectOut out;
     alctStatus st = alcg_collide_make(&sf, 4, 1, &stage, &c.s);
