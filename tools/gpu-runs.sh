@@ -27,19 +27,20 @@
 # passage through the funnel is issue 14's last criterion), with absolute eigenvalue filtering
 # (solver.eigen_filter: abs, 3.5x fewer Newton iterations in the funnel than as imported;
 # bench/results/amd-epyc-2c/ipc-examples.md), stalled steps split after 10 outer iterations
-# (solver.split_after: 10) and x-hat restarted at inversion cuts below 0.01 (solver.restart_alpha:
-# 0.01), the reference line's settings (docs/import-ipc.md), and as imported,
+# (solver.split_after: 10), x-hat restarted at inversion cuts below 0.01 (solver.restart_alpha:
+# 0.01) and far pairs' CCD gaps capped at delta (solver.ccd_gap_cap: 1), the reference line's
+# settings (docs/import-ipc.md), and as imported,
 # then the unfinished examples from the smallest remaining work up. A queue entry is
-# EXAMPLE[:VARIANT[+VARIANT...]]; each variant adds one solver key (abs, saN, rs, guards). The
+# EXAMPLE[:VARIANT[+VARIANT...]]; each variant adds one solver key (abs, saN, rs, gc, guards). The
 # environment variable GPU_RUNS_QUEUE replaces the queue (space-separated entries; the test
 # import_ipc_gpuRunsQueue imports a one-script checkout with it).
 set -euo pipefail
 cd "$(dirname "$0")/.." || exit 2
 alcove=${ALCOVE:-build/alcove}
-queue=${GPU_RUNS_QUEUE:-"13_dolphinFunnel:abs+sa10+rs 13_dolphinFunnel 12_matOnBoard 5_hitCardHouse
+queue=${GPU_RUNS_QUEUE:-"13_dolphinFunnel:abs+sa10+rs+gc 13_dolphinFunnel 5_hitCardHouse
     15_trashComp_shapes 8_rollerBall"}
 
-usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; }
 # the step a run folder goes on from: its newest state's (the checkpoint is written with each)
 ckstep() { ls "$1/states" 2>/dev/null | tail -n 1 | tr -dc 0-9 | sed 's/^0*//; s/^$/0/'; }
 
@@ -62,13 +63,15 @@ import)
         "$alcove" import-ipc "$ipc/input/paperExamples/$ex.txt" --out "$dir" --name "$name" -q
         # each variant adds one solver key (docs/scene-format.md): guards, docs/architecture.md's
         # "Tetrahedron guards"; abs, its "Absolute eigenvalue filtering" (both off by default);
-        # saN, split_after N (default 100); rs, restart_alpha 0.01 (default stall_alpha)
+        # saN, split_after N (default 100); rs, restart_alpha 0.01 (default stall_alpha); gc,
+        # ccd_gap_cap 1 (its "A far pair's CCD cut"; default 0)
         for v in ${variant//+/ }; do
             case $v in
             guards) key="tet_guards: 64" ;;
             abs) key="eigen_filter: abs" ;;
             sa[0-9]*) key="split_after: ${v#sa}" ;;
             rs) key="restart_alpha: 0.01" ;;
+            gc) key="ccd_gap_cap: 1" ;;
             *) echo "gpu-runs: unknown variant '$v' in the queue" >&2; exit 2 ;;
             esac
             sed -i "s/^solver:\$/solver:\n  $key/" "$dir/$name.yaml"
