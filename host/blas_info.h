@@ -8,8 +8,8 @@
 /// Advice for an OpenBLAS whose kernels are older than the CPU's vector units: OpenBLAS built
 /// with DYNAMIC_ARCH (Debian's) picks its kernels by the CPU model it knows, and a model newer
 /// than its tables gets the oldest x86-64 ones (OpenBLAS 0.3.21 on an Intel Xeon of family 6
-/// model 207 runs "Prescott", SSE3 kernels, where SkylakeX's AVX-512 ones factorize the IPC
-/// dolphin's systems 1.75x faster; bench/results/intel-xeon-2c/ipc-examples.md).
+/// model 207 runs "Prescott", SSE3 kernels; with SkylakeX's AVX-512 ones IPC's dolphin ran 1.75x
+/// the Newton iterations in the same time; bench/results/intel-xeon-2c/ipc-examples.md).
 /// @param[in] core    OpenBLAS's core name (openblas_get_corename), any case
 /// @param[in] avx2    1 when the CPU has AVX2 and FMA
 /// @param[in] avx512  1 when the CPU has AVX-512F
