@@ -51,6 +51,11 @@ const char* alc_cliBackendLabel(const alcSim* sim, char* buf, size_t n) {
     return buf;
 }
 
+int alc_cliUsesBlas(const alcModel* m, const alcSim* sim) {
+    return alc_simBackend(sim) == ALC_BACKEND_REF && m->opt.linearSolver != ALC_LINSOLVE_PCG &&
+           alcu_directSolverAvailable();
+}
+
 /// Value of an option given as "--opt value" or "--opt=value".
 static const char* optValue(int argc, char** argv, int* i, const char* opt) {
     size_t n = strlen(opt);

@@ -56,6 +56,10 @@ const char* alc_cliContactName(int contact);
 /// H100 80GB HBM3, sm_90, 79.1 GiB" (a timing names the GPU it was taken on). Writes buf.
 const char* alc_cliBackendLabel(const alcSim* sim, char* buf, size_t n);
 
+/// 1 when the sim factorizes its Newton systems with CHOLMOD, whose speed is the BLAS's: the
+/// reference backend with linear_solver direct or auto, in a build with CHOLMOD.
+int alc_cliUsesBlas(const alcModel* m, const alcSim* sim);
+
 /// Log sink printing warnings to stderr (used by run and bench).
 void alc_cliLog(void* user, int level, const char* msg);
 

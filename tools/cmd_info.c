@@ -123,8 +123,7 @@ int alc_cmdInfo(int argc, char** argv) {
         char blas[1024], advice[512];
         alcu_blasDescribe(blas, sizeof blas, advice, sizeof advice);
         printf("blas       : %s\n", blas);
-        if (advice[0] && m->opt.linearSolver != ALC_LINSOLVE_PCG)
-            printf("             %s\n", advice);
+        if (advice[0] && alc_cliUsesBlas(m, sim)) printf("             %s\n", advice);
         printf("memory     : %.1f MB held after make (%.1f MB per million tetrahedra)\n", mb,
                m->ntet > 0 ? mb / ((double)m->ntet / 1e6) : 0);
     }

@@ -435,13 +435,6 @@ static void jsonString(alciFile* f, const char* s) {
     alci_file_printf(f, "\"");
 }
 
-/// Whether the sim factorizes with CHOLMOD, whose speed is the BLAS's (the reference backend
-/// with linear_solver direct or auto).
-static int usesBlas(const alcModel* m, const alcSim* sim) {
-    return alc_simBackend(sim) == ALC_BACKEND_REF && m->opt.linearSolver != ALC_LINSOLVE_PCG &&
-           alcu_directSolverAvailable();
-}
-
 static int writeRunJson(const char* out, const alcCliScene* s, const alcModel* m, alcSim* sim,
                         int steps, long resumedAt, int argc, char** argv) {
     char path[4096], err[1024];
@@ -464,7 +457,7 @@ static int writeRunJson(const char* out, const alcCliScene* s, const alcModel* m
         &f, " \"vertices\": %d, \"tetrahedra\": %d, \"surface_triangles\": %d, \"bodies\": %d,\n",
         m->nvert, m->ntet, m->ntri, m->nbody);
     if (resumedAt >= 0) alci_file_printf(&f, " \"resumed_at_step\": %ld,\n", resumedAt);
-    if (usesBlas(m, sim)) {
+    if (alc_cliUsesBlas(m, sim)) {
         char blas[1024];
         alcu_blasDescribe(blas, sizeof blas, NULL, 0);
         alci_file_printf(&f, " \"blas\": ");
@@ -736,7 +729,7 @@ static int runMain(int argc, char** argv, const char* resume) {
                 backendName, alc_cliContactName(m->opt.contact), outDir);
     }
     if (resume) fprintf(stderr, "alcove: resumed from the checkpoint at step %ld\n", start);
-    if (!quiet && usesBlas(m, sim)) {
+    if (!quiet && alc_cliUsesBlas(m, sim)) {
         char blas[1024], advice[512];
         alcu_blasDescribe(blas, sizeof blas, advice, sizeof advice);
         if (verbose) fprintf(stderr, "alcove: BLAS: %s\n", blas);
