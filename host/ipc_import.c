@@ -8,6 +8,8 @@
 #include "io_atomic.h"
 #include "mesh.h"
 
+#include "alc/alc.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1118,6 +1120,61 @@ static void writeHalfSpace(alciFile* f, const alciIpcCO* co, int i, const double
     alci_file_printf(f, "\n    material: co%d\n", i);
 }
 
+static const char* const linearSolverNames[] = {"pcg", "direct", "auto"};
+
+/// The linear solver to write: the one asked for, else "direct" where a body is stiff for the
+/// step. h c / D compares the step with the time an elastic wave (c = sqrt(E / density)) takes
+/// to cross the body (D, its box diagonal): above 1 the body's Newton systems are nearly static,
+/// the mass no longer conditions them, and block-Jacobi PCG needs thousands of iterations a solve
+/// (IPC's card house, a mat on a stiff board; bench/results/intel-xeon-2c/ipc-examples.md).
+static void pickLinearSolver(Ctx* c, int asked, alciIpcResult* res) {
+    alciIpcScript* s = c->s;
+    res->wave = 0;
+    res->waveShape = -1;
+    res->linearSolver = -1;
+    res->linearSolverName = "pcg (default)";
+    for (int p = 0; p < c->npart; p++) {
+        const Part* P = &c->part[p];
+        if (P->skip || !P->solid || P->m.nvert == 0) continue;
+        const double* mat = s->shape[p].mat;
+        char mn[32];
+        materialName(s, p, mn, sizeof mn);
+        double rho = strcmp(mn, "mat") ? mat[0] : s->rho, E = strcmp(mn, "mat") ? mat[1] : s->E;
+        double lo[3], hi[3];
+        bbox(P->m.vert, P->m.nvert, lo, hi);
+        double D = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                        (hi[2] - lo[2]) * (hi[2] - lo[2]));
+        if (!(D > 0) || !(rho > 0) || !(E > 0)) continue;
+        double w = s->dt * sqrt(E / rho) / D;
+        if (w > res->wave) {
+            res->wave = w;
+            res->waveShape = p;
+        }
+    }
+    if (asked >= 0) {
+        res->linearSolver = asked;
+        res->linearSolverName = linearSolverNames[asked];
+        return;
+    }
+    if (res->wave < ALCI_IPC_STIFF_WAVE) return;
+    const alciIpcShape* sh = &s->shape[res->waveShape];
+    double E = isfinite(sh->mat[1]) && sh->mat[1] > 0 ? sh->mat[1] : s->E;
+    int have = alcu_directSolverAvailable();
+    if (have) {
+        res->linearSolver = ALC_LINSOLVE_DIRECT;
+        res->linearSolverName = linearSolverNames[ALC_LINSOLVE_DIRECT];
+    }
+    alci_ipc_message(s,
+                     "%s:%d: note: this shape (E = %g Pa) is stiff for the time step: an elastic "
+                     "wave crosses it in %.3g s, %.3g times less than h = %g s, where block-Jacobi "
+                     "PCG needs thousands of iterations a solve; %s",
+                     s->path, sh->line, E, s->dt / res->wave, res->wave, s->dt,
+                     have ? "solver.linear_solver: direct (CHOLMOD, the reference backend) is "
+                            "written (import with --linear-solver pcg for the CUDA backend)"
+                          : "a build with CHOLMOD (libsuitesparse-dev) would write "
+                            "solver.linear_solver: direct");
+}
+
 static int writeScene(Ctx* c, const alciIpcImportDef* def, alciIpcResult* res, alciMesh* com,
                       alctStatus* st) {
     alciIpcScript* s = c->s;
@@ -1167,6 +1224,13 @@ static int writeScene(Ctx* c, const alciIpcImportDef* def, alciIpcResult* res, a
     alci_file_printf(&f, ", gravity: [0, %s, 0]}\n", s->gravity ? "-9.80665" : "0");
     alci_file_printf(&f, "solver:\n  contact: %s\n  delta: ", def->contact ? def->contact : "al");
     num(&f, res->dhat);
+    if (res->linearSolver >= 0) {
+        alci_file_printf(&f, "\n  linear_solver: %s", linearSolverNames[res->linearSolver]);
+        if (!def->linearSolver)
+            alci_file_printf(&f,
+                             "  # a body is stiff for the step: h c / D = %.3g (docs/import-ipc.md)",
+                             res->wave);
+    }
     alci_file_printf(&f, "\n  ipc: {dhat: ");
     num(&f, res->dhat);
     if (s->tol > 0) {
@@ -1273,6 +1337,14 @@ static int writeScene(Ctx* c, const alciIpcImportDef* def, alciIpcResult* res, a
 alctStatus alci_ipc_import(alciIpcScript* s, const alciIpcImportDef* def, alciIpcResult* res,
                            char* err, int errsz) {
     memset(res, 0, sizeof *res);
+    int asked = -1;
+    for (int k = 0; def->linearSolver && k < 3; k++)
+        if (!strcmp(def->linearSolver, linearSolverNames[k])) asked = k;
+    if (def->linearSolver && asked < 0) {
+        snprintf(err, (size_t)errsz, "unknown linear solver '%s' (pcg, direct or auto)",
+                 def->linearSolver);
+        return ALC_ERR_SCENE;
+    }
     Ctx c;
     memset(&c, 0, sizeof c);
     c.s = s;
@@ -1349,6 +1421,7 @@ alctStatus alci_ipc_import(alciIpcScript* s, const alciIpcImportDef* def, alciIp
                          "right of every meshCO (x > %.6g); alcove frees each shape's handles "
                          "once that shape is (release_past)",
                          s->path, s->scriptLine, coRight);
+    pickLinearSolver(&c, asked, res);
     writeScene(&c, def, res, com, &st);
 done:
     for (int i = 0; c.part && i < c.npart; i++) {

@@ -106,20 +106,36 @@ typedef struct {
     double dhat;      ///< d-hat (m), written as solver.delta and solver.ipc.dhat
     double epsv;      ///< eps_v (m/s), written as friction.eps_v
     double lift;      ///< upward shift of the `fall`/`dragright` scripts (m)
+    double wave;      ///< largest h c / D over the bodies: the time step over the time an elastic
+                      ///< wave (c = sqrt(E / density)) takes to cross the body's box diagonal D
+    int waveShape;    ///< the script's shape of that largest ratio (-1 without bodies)
+    int linearSolver;  ///< alctLinearSolver written as solver.linear_solver; -1: none written
+    const char* linearSolverName;  ///< its name, or "pcg (default)" when none is written (static)
 } alciIpcResult;
+
+/// A body whose elastic wave crosses it in less than ALCI_IPC_STIFF_WAVE time steps (h c / D
+/// at least this) is stiff for the step: its Newton systems are nearly static and block-Jacobi
+/// PCG needs thousands of iterations a solve there, so the importer picks the direct solver
+/// (docs/import-ipc.md, "Solver settings").
+#define ALCI_IPC_STIFF_WAVE 1.0
 
 /// Options of alci_ipc_import.
 typedef struct {
     const char* outDir;   ///< folder for NAME.yaml and NAME_meshes/ (created)
     const char* name;     ///< scene name
     const char* contact;  ///< solver.contact written ("al" or "ipc"); NULL: "al"
+    /// solver.linear_solver written: "pcg", "direct" or "auto"; NULL picks: "direct" where a
+    /// body is stiff for the step (ALCI_IPC_STIFF_WAVE) and this build has CHOLMOD, else none
+    /// (the default, PCG)
+    const char* linearSolver;
 } alciIpcImportDef;
 
 /// Convert a script read by alci_ipc_readScript: read and transform the meshes, convert the
 /// tolerances, scripted motions and collision objects, write OUT/NAME.yaml and OUT/NAME_meshes/.
 /// Everything not carried over is appended to s->msg (and listed at the top of the YAML).
 /// @param[out] err  "path:line: what is wrong" (a mesh that cannot be read, a write failure)
-/// @return ALC_OK, ALC_ERR_SCENE (bad mesh), ALC_ERR_IO (cannot write), ALC_ERR_NOMEM.
+/// @return ALC_OK, ALC_ERR_SCENE (bad mesh, unknown def->linearSolver: checked before anything is
+///         read), ALC_ERR_IO (cannot write), ALC_ERR_NOMEM.
 alctStatus alci_ipc_import(alciIpcScript* s, const alciIpcImportDef* def, alciIpcResult* res,
                            char* err, int errsz);
 

@@ -39,9 +39,10 @@ static void writeMeshes(void) {
     writeFile("input/tri.obj", "v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 3\n");
 }
 
-/// Read a script written to DIR/name and import it to DIR/out/<stem>.
-static alctStatus importScript(const char* name, const char* text, alciIpcScript* s,
-                               alciIpcResult* res, char* err, int errsz) {
+/// Read a script written to DIR/name and import it to DIR/out/<stem> with the linear solver
+/// asked for (NULL: the importer picks).
+static alctStatus importScriptLs(const char* name, const char* text, const char* linearSolver,
+                                 alciIpcScript* s, alciIpcResult* res, char* err, int errsz) {
     writeMeshes();
     const char* p = writeFile(name, text);
     alctStatus st = alci_ipc_readScript(p, NULL, s, err, errsz);
@@ -51,8 +52,14 @@ static alctStatus importScript(const char* name, const char* text, alciIpcScript
     snprintf(stem, sizeof stem, "%s", name);
     char* dot = strrchr(stem, '.');
     if (dot) *dot = 0;
-    alciIpcImportDef def = {out, stem, NULL};
+    alciIpcImportDef def = {out, stem, NULL, linearSolver};
     return alci_ipc_import(s, &def, res, err, errsz);
+}
+
+/// Read a script written to DIR/name and import it to DIR/out/<stem>.
+static alctStatus importScript(const char* name, const char* text, alciIpcScript* s,
+                               alciIpcResult* res, char* err, int errsz) {
+    return importScriptLs(name, text, NULL, s, res, err, errsz);
 }
 
 /// Load OUT/name.yaml written by importScript.
@@ -239,6 +246,66 @@ ALC_TEST(import_ipc_dragright) {
     }
     ENSURE(driven == 4);
     alc_deleteModel(m);
+    return ALC_TEST_PASS;
+}
+
+ALC_TEST(import_ipc_stiffBodyGetsDirect) {
+    // h c / D: the time step over an elastic wave's crossing of the body's box diagonal. The
+    // soft bar (E 1e4, density 1000: c = 3.16 m/s, D = 1.04 m, h = 0.01 s) is at 0.03 and keeps
+    // PCG; the tetrahedron of its own material E 1e9 (c = 1000 m/s, D = 1.73 m) is at 5.8
+    const char* soft = "time 1 0.01\ndensity 1000\nstiffness 1e4 0.4\nshapes input 1\n"
+                       "input/bar.msh 0 0 0  0 0 0  1 1 1\n";
+    const char* stiff = "time 1 0.01\ndensity 1000\nstiffness 1e4 0.4\nshapes input 2\n"
+                        "input/bar.msh 0 0 0  0 0 0  1 1 1\n"
+                        "input/tet.msh 3 0 0  0 0 0  1 1 1  material 1000 1e9 0.4\n";
+    alciIpcScript s;
+    alciIpcResult res;
+    char err[1024] = "";
+    alctStatus st = importScript("ls_soft.txt", soft, &s, &res, err, sizeof err);
+    ENSURE_MSG(st == ALC_OK, "%s", err);
+    ENSURE(!hasMessage(&s, "stiff for the time step", NULL));
+    alci_ipc_freeScript(&s);
+    ENSURE_NEAR(res.wave, 0.01 * sqrt(1e4 / 1000) / sqrt(1.08), 1e-12);
+    ENSURE(res.waveShape == 0 && res.linearSolver == -1);
+    ENSURE(!strcmp(res.linearSolverName, "pcg (default)"));
+    alcModel* m = loadImported("ls_soft", err, sizeof err);
+    ENSURE_MSG(m, "%s", err);
+    ENSURE(m->opt.linearSolver == ALC_LINSOLVE_PCG);
+    alc_deleteModel(m);
+
+    st = importScript("ls_stiff.txt", stiff, &s, &res, err, sizeof err);
+    ENSURE_MSG(st == ALC_OK, "%s", err);
+    ENSURE(hasMessage(&s, "ls_stiff.txt:6: note: this shape (E = 1e+09 Pa) is stiff",
+                      alcu_directSolverAvailable() ? "linear_solver: direct (CHOLMOD"
+                                                   : "a build with CHOLMOD"));
+    alci_ipc_freeScript(&s);
+    ENSURE_NEAR(res.wave, 0.01 * 1000 / sqrt(3.0), 1e-12);
+    ENSURE(res.waveShape == 1);
+    int want = alcu_directSolverAvailable() ? ALC_LINSOLVE_DIRECT : -1;
+    ENSURE(res.linearSolver == want);
+    m = loadImported("ls_stiff", err, sizeof err);
+    ENSURE_MSG(m, "%s", err);
+    ENSURE(m->opt.linearSolver == (want < 0 ? ALC_LINSOLVE_PCG : want));
+    alc_deleteModel(m);
+
+    // asked for: written as asked, with no note; an unknown name is refused
+    static const char* const names[] = {"pcg", "auto"};
+    static const int values[] = {ALC_LINSOLVE_PCG, ALC_LINSOLVE_AUTO};
+    for (int k = 0; k < 2; k++) {
+        st = importScriptLs("ls_stiff.txt", stiff, names[k], &s, &res, err, sizeof err);
+        ENSURE_MSG(st == ALC_OK, "%s", err);
+        ENSURE(!hasMessage(&s, "stiff for the time step", NULL));
+        alci_ipc_freeScript(&s);
+        ENSURE(res.linearSolver == values[k] && !strcmp(res.linearSolverName, names[k]));
+        m = loadImported("ls_stiff", err, sizeof err);
+        ENSURE_MSG(m, "%s", err);
+        ENSURE(m->opt.linearSolver == values[k]);
+        alc_deleteModel(m);
+    }
+    st = importScriptLs("ls_stiff.txt", stiff, "cholesky", &s, &res, err, sizeof err);
+    alci_ipc_freeScript(&s);
+    ENSURE(st == ALC_ERR_SCENE);
+    ENSURE_MSG(strstr(err, "unknown linear solver 'cholesky'"), "%s", err);
     return ALC_TEST_PASS;
 }
 

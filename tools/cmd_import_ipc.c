@@ -8,7 +8,7 @@
 static void help(void) {
     printf(
         "usage: alcove import-ipc SCRIPT.txt [--ipc-root DIR] [--out DIR] [--name NAME]\n"
-        "                         [--contact al|ipc]\n\n"
+        "                         [--contact al|ipc] [--linear-solver pcg|direct|auto]\n\n"
         "Converts a scene script of the IPC code (ipc-sim/IPC, input/*.txt) into an alcove\n"
         "scene: OUT/NAME.yaml and its meshes in OUT/NAME_meshes/, written already placed\n"
         "(IPC's per-shape scale, rotation Rx Ry Rz and translation, rotateModel, the\n"
@@ -29,6 +29,12 @@ static void help(void) {
         "  --name NAME      scene name and file stem (default: the script's stem)\n"
         "  --contact MODEL  solver.contact to write: al (default) or ipc; both get IPC's\n"
         "                   d-hat (solver.delta and solver.ipc.dhat)\n"
+        "  --linear-solver S  solver.linear_solver to write: pcg, direct or auto. Default:\n"
+        "                   direct where a body is stiff for the time step (an elastic\n"
+        "                   wave crosses it in less than h, where block-Jacobi PCG needs\n"
+        "                   thousands of iterations a solve) and this build has CHOLMOD,\n"
+        "                   with a note saying so; none (PCG) otherwise. The CUDA backend\n"
+        "                   solves by PCG only: import for it with --linear-solver pcg\n"
         "  -q, --quiet      print only warnings and errors\n\n"
         "Exit 0 written (warnings may have been printed), 1 the files could not be written,\n"
         "2 bad input (command line, malformed script line as file:line: message, or a mesh\n"
@@ -53,6 +59,7 @@ static int isOpt(const char* a, const char* opt) {
 
 int alc_cmdImportIpc(int argc, char** argv) {
     const char *script = NULL, *root = NULL, *out = ".", *name = NULL, *contact = "al";
+    const char* linearSolver = NULL;
     int quiet = 0;
     for (int i = 1; i < argc; i++) {
         const char* a = argv[i];
@@ -74,6 +81,8 @@ int alc_cmdImportIpc(int argc, char** argv) {
                         contact);
                 return ALC_EXIT_USAGE;
             }
+        } else if (isOpt(a, "--linear-solver")) {
+            if (!(linearSolver = value(argc, argv, &i))) return ALC_EXIT_USAGE;
         } else if (a[0] == '-') {
             fprintf(stderr, "alcove import-ipc: unknown option '%s'\n", a);
             return ALC_EXIT_USAGE;
@@ -117,7 +126,7 @@ int alc_cmdImportIpc(int argc, char** argv) {
         alci_ipc_freeScript(&s);
         return st == ALC_ERR_NOMEM ? ALC_EXIT_FAIL : ALC_EXIT_USAGE;
     }
-    alciIpcImportDef def = {out, nm, contact};
+    alciIpcImportDef def = {out, nm, contact, linearSolver};
     alciIpcResult res;
     st = alci_ipc_import(&s, &def, &res, err, sizeof err);
     for (int i = 0; i < s.nmsg; i++)
@@ -132,6 +141,8 @@ int alc_cmdImportIpc(int argc, char** argv) {
                res.nobstacle, res.ndriver, res.steps);
         printf("  size factor %.6g, diagonal %.6g m, d-hat %.4g m, eps_v %.4g m/s\n",
                res.scaleFactor, res.diagonal, res.dhat, res.epsv);
+        printf("  linear solver %s (stiffest body: h c / D = %.3g)\n", res.linearSolverName,
+               res.wave);
         printf("  run it with: alcove run %s\n", res.yamlPath);
     }
     return ALC_EXIT_OK;
