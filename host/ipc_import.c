@@ -1169,8 +1169,9 @@ static void pickLinearSolver(Ctx* c, int asked, alciIpcResult* res) {
                      "wave crosses it in %.3g s, %.3g times less than h = %g s, where block-Jacobi "
                      "PCG needs thousands of iterations a solve; %s",
                      s->path, sh->line, E, s->dt / res->wave, res->wave, s->dt,
-                     have ? "solver.linear_solver: direct (CHOLMOD, the reference backend) is "
-                            "written (import with --linear-solver pcg for the CUDA backend)"
+                     have ? "solver.linear_solver: direct (CHOLMOD) is written, which runs on "
+                            "the reference backend (backend auto picks it); import with "
+                            "--linear-solver pcg for the CUDA backend"
                           : "a build with CHOLMOD (libsuitesparse-dev) would write "
                             "solver.linear_solver: direct");
 }
