@@ -1125,8 +1125,9 @@ static const char* const linearSolverNames[] = {"pcg", "direct", "auto"};
 /// The linear solver to write: the one asked for, else "direct" where a body is stiff for the
 /// step. h c / D compares the step with the time an elastic wave (c = sqrt(E / density)) takes
 /// to cross the body (D, its box diagonal): above 1 the body's Newton systems are nearly static,
-/// the mass no longer conditions them, and block-Jacobi PCG needs thousands of iterations a solve
-/// (IPC's card house, a mat on a stiff board; bench/results/intel-xeon-2c/ipc-examples.md).
+/// the mass no longer conditions them, and block-Jacobi PCG's iterations grow with the mesh's
+/// fineness and thinness (thousands a solve on IPC's card house and on a mat on a stiff board;
+/// bench/results/intel-xeon-2c/ipc-examples.md).
 static void pickLinearSolver(Ctx* c, int asked, alciIpcResult* res) {
     alciIpcScript* s = c->s;
     res->wave = 0;
@@ -1167,7 +1168,8 @@ static void pickLinearSolver(Ctx* c, int asked, alciIpcResult* res) {
     alci_ipc_message(s,
                      "%s:%d: note: this shape (E = %g Pa) is stiff for the time step: an elastic "
                      "wave crosses it in %.3g s, %.3g times less than h = %g s, where block-Jacobi "
-                     "PCG needs thousands of iterations a solve; %s",
+                     "PCG converges slowly (thousands of iterations a solve on IPC's card "
+                     "house); %s",
                      s->path, sh->line, E, s->dt / res->wave, res->wave, s->dt,
                      have ? "solver.linear_solver: direct (CHOLMOD) is written, which runs on "
                             "the reference backend (backend auto picks it); import with "

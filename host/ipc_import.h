@@ -115,8 +115,8 @@ typedef struct {
 
 /// A body whose elastic wave crosses it in less than ALCI_IPC_STIFF_WAVE time steps (h c / D
 /// at least this) is stiff for the step: its Newton systems are nearly static and block-Jacobi
-/// PCG needs thousands of iterations a solve there, so the importer picks the direct solver
-/// (docs/import-ipc.md, "Solver settings").
+/// PCG converges slowly there (thousands of iterations a solve on thin or finely meshed bodies),
+/// so the importer picks the direct solver (docs/import-ipc.md, "Solver settings").
 #define ALCI_IPC_STIFF_WAVE 1.0
 
 /// Options of alci_ipc_import.
