@@ -1134,13 +1134,15 @@ static void pickLinearSolver(Ctx* c, int asked, alciIpcResult* res) {
     res->waveShape = -1;
     res->linearSolver = -1;
     res->linearSolverName = "pcg (default)";
+    double waveE = 0;  // Young's modulus of the shape with the largest ratio
     for (int p = 0; p < c->npart; p++) {
         const Part* P = &c->part[p];
         if (P->skip || !P->solid || P->m.nvert == 0) continue;
         const double* mat = s->shape[p].mat;
         char mn[32];
         materialName(s, p, mn, sizeof mn);
-        double rho = strcmp(mn, "mat") ? mat[0] : s->rho, E = strcmp(mn, "mat") ? mat[1] : s->E;
+        int own = strcmp(mn, "mat") != 0;  // the shape's own `material`
+        double rho = own ? mat[0] : s->rho, E = own ? mat[1] : s->E;
         double lo[3], hi[3];
         bbox(P->m.vert, P->m.nvert, lo, hi);
         double D = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
@@ -1150,6 +1152,7 @@ static void pickLinearSolver(Ctx* c, int asked, alciIpcResult* res) {
         if (w > res->wave) {
             res->wave = w;
             res->waveShape = p;
+            waveE = E;
         }
     }
     if (asked >= 0) {
@@ -1159,7 +1162,6 @@ static void pickLinearSolver(Ctx* c, int asked, alciIpcResult* res) {
     }
     if (res->wave < ALCI_IPC_STIFF_WAVE) return;
     const alciIpcShape* sh = &s->shape[res->waveShape];
-    double E = isfinite(sh->mat[1]) && sh->mat[1] > 0 ? sh->mat[1] : s->E;
     int have = alcu_directSolverAvailable();
     if (have) {
         res->linearSolver = ALC_LINSOLVE_DIRECT;
@@ -1170,7 +1172,7 @@ static void pickLinearSolver(Ctx* c, int asked, alciIpcResult* res) {
                      "wave crosses it in %.3g s, %.3g times less than h = %g s, where block-Jacobi "
                      "PCG converges slowly (thousands of iterations a solve on IPC's card "
                      "house); %s",
-                     s->path, sh->line, E, s->dt / res->wave, res->wave, s->dt,
+                     s->path, sh->line, waveE, s->dt / res->wave, res->wave, s->dt,
                      have ? "solver.linear_solver: direct (CHOLMOD) is written, which runs on "
                             "the reference backend (backend auto picks it); import with "
                             "--linear-solver pcg for the CUDA backend"
