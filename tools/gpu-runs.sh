@@ -41,7 +41,7 @@ alcove=${ALCOVE:-build/alcove}
 queue=${GPU_RUNS_QUEUE:-"13_dolphinFunnel:abs+sa10+rs+gc 13_dolphinFunnel 5_hitCardHouse
     18_pointRollerBall 8_rollerBall 1_squeezeOut"}
 
-usage() { sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; }
 # the step a run folder goes on from: its newest state's (the checkpoint is written with each)
 ckstep() { ls "$1/states" 2>/dev/null | tail -n 1 | tr -dc 0-9 | sed 's/^0*//; s/^$/0/'; }
 

@@ -28,7 +28,7 @@
 # example that ran is clean by `alcove check`, 1 otherwise, 2 on bad usage.
 set -u
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; }
 
 IPC_DIR=""
 OUT=build/ipc-examples
