@@ -763,8 +763,9 @@ static int writeCheckout(const char* dir, const char* duration) {
 ALC_TEST(import_ipc_examplesScriptResume) {
     // tools/ipc-examples.sh on a checkout-shaped folder with one script (two tetrahedra falling
     // on a half-space): a run of 3 steps, then --resume to 6 continues it from its checkpoint
-    // (the stats have 6 rows, the row says "6 (all)"), and a third call with --resume finds it
-    // complete and only checks and reports it
+    // (the stats have 6 rows, the row says "6 (all)") with the thread count that call gives
+    // (the last --threads of the resumed command in run.json), and a third call with --resume
+    // finds it complete and only checks and reports it
     const char* build = getenv("ALC_BUILD");
     if (!build) build = "build";
     const char* dir = alct_tmpDir("ipcex", "ipc/input/paperExamples");
@@ -779,10 +780,13 @@ ALC_TEST(import_ipc_examplesScriptResume) {
     ENSURE_MSG(system(cmd) == 0, "%s (output in %s/call.txt)", cmd, dir);
     ENSURE_MSG(fileHas(table, "| tt | 2 | 3 (all) |"), "table %s", table);
     ENSURE(countLines(stats) == 4);
-    examplesCmd(cmd, sizeof cmd, dir, out, build, "--resume --steps 6");
+    examplesCmd(cmd, sizeof cmd, dir, out, build, "--resume --steps 6 --threads 2");
     ENSURE_MSG(system(cmd) == 0, "%s (output in %s/call.txt)", cmd, dir);
     ENSURE_MSG(fileHas(table, "| tt | 2 | 6 (all) |"), "table %s", table);
     ENSURE(countLines(stats) == 7);
+    char runJson[600];
+    snprintf(runJson, sizeof runJson, "%s/runs/tt/run.json", out);
+    ENSURE_MSG(fileHas(runJson, "\"--threads\", \"2\"]"), "run.json %s", runJson);
     ENSURE_MSG(fileHas(log, "resumed from the checkpoint at step 3"), "log %s", log);
     int logLines = countLines(log);
     examplesCmd(cmd, sizeof cmd, dir, out, build, "--resume --steps 6");

@@ -18,8 +18,9 @@
 #   --time-limit S stop each run after S seconds (SIGTERM: the run keeps every step it
 #                  finished and its last checkpoint; the row says how far it got)
 #   --resume       continue each run that has a checkpoint in --out from it (with the
-#                  options it was started with) instead of starting it again; a run that
-#                  already reached its last step is only checked and reported
+#                  options it was started with, but --threads when given: the reference
+#                  backend's results do not depend on it) instead of starting it again; a
+#                  run that already reached its last step is only checked and reported
 #
 # Long examples are run in pieces: `--time-limit 3600` now, `--resume --time-limit 3600` in a
 # later session, until every row reads "all".
@@ -138,6 +139,8 @@ for script in "$IPC_DIR"/input/paperExamples/*.txt "$IPC_DIR"/input/paperExample
     if [ "$RESUME" = 1 ] && [ -f "$run/checkpoint.alck" ]; then
         args=(run --resume "$run" --out "$run" --quiet)
         [ -n "$want" ] && args+=(--steps "$want")
+        # later options win over the recorded ones; the results do not depend on the count
+        [ -n "$THREADS" ] && args+=(--threads "$THREADS")
     else
         args=(run "$OUT/scenes/$name.yaml" --out "$run" --quiet --frames none)
         [ -n "$STEPS" ] && args+=(--steps "$STEPS")
