@@ -85,7 +85,7 @@ struct alcSim_ {
     int stepping;                  // 1 inside alc_step's solve (d->step not yet advanced)
 
     // energy check of every step (host/energy_check.c)
-    double* energyBuf;    // x^t, the last end state x and v, force scratch (nvert x 13)
+    double* energyBuf;    // the energy check's copies (nvert x ALCI_ENERGY_BUFN, ALCI_EBUF_*)
     double energyBefore;  // mechanical energy at x^t
     double energyLast;    // mechanical energy at the end of the last checked step
     double energyBudget;  // most energy the run may hold: start + edits + allowances
@@ -150,8 +150,18 @@ int alci_frictionOn(const alcModel* m);
 /// contact push-out can do, and raises ALC_WARN_ENERGY_GAIN (alcStepStat.energyGain) on a gain
 /// beyond it. No-ops when memory for the copies is missing.
 void alci_energy_begin(alcSim* sim, const alcData* d);
-/// Doubles per vertex in alcSim.energyBuf (its layout is in host/energy_check.c).
+/// Doubles per vertex in alcSim.energyBuf, and where each part starts (in units of nvert
+/// doubles): x^t (XT), the last end state's x and v (XL, VL), force scratch (GS), |grad_k E_el|
+/// of the kinematic vertices at x^t (FB) and at the last end state (FL). Between steps only XL,
+/// VL and FL hold anything: alci_energy_begin writes XT, FB and GS before they are read, which
+/// is why checkpoints (format 4) carry only those three.
 #define ALCI_ENERGY_BUFN 14
+#define ALCI_EBUF_XT     0
+#define ALCI_EBUF_XL     3
+#define ALCI_EBUF_VL     6
+#define ALCI_EBUF_GS     9
+#define ALCI_EBUF_FB     12
+#define ALCI_EBUF_FL     13
 void alci_energy_end(alcSim* sim, alcData* d);
 
 /// The AL step's progress test (host/step.c): beta of Eq. 9 must fall to this fraction of its

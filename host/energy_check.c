@@ -133,14 +133,14 @@ static double dist3(const double* a, const double* b) {
     return sqrt(d0 * d0 + d1 * d1 + d2 * d2);
 }
 
-// buffer layout (doubles): x^t, last x, last v, force scratch (3 nvert each), then
-// |grad_k E_el| at x^t and at the last end state (nvert each)
-#define XT(s, n) ((s)->energyBuf)
-#define XL(s, n) ((s)->energyBuf + 3 * (size_t)(n))
-#define VL(s, n) ((s)->energyBuf + 6 * (size_t)(n))
-#define GS(s, n) ((s)->energyBuf + 9 * (size_t)(n))
-#define FB(s, n) ((s)->energyBuf + 12 * (size_t)(n))
-#define FL(s, n) ((s)->energyBuf + 13 * (size_t)(n))
+// buffer layout (doubles, ALCI_EBUF_* of alc_internal.h): x^t, last x, last v, force scratch
+// (3 nvert each), then |grad_k E_el| at x^t and at the last end state (nvert each)
+#define XT(s, n) ((s)->energyBuf + ALCI_EBUF_XT * (size_t)(n))
+#define XL(s, n) ((s)->energyBuf + ALCI_EBUF_XL * (size_t)(n))
+#define VL(s, n) ((s)->energyBuf + ALCI_EBUF_VL * (size_t)(n))
+#define GS(s, n) ((s)->energyBuf + ALCI_EBUF_GS * (size_t)(n))
+#define FB(s, n) ((s)->energyBuf + ALCI_EBUF_FB * (size_t)(n))
+#define FL(s, n) ((s)->energyBuf + ALCI_EBUF_FL * (size_t)(n))
 
 void alci_energy_begin(alcSim* sim, const alcData* d) {
     const alcModel* m = sim->m;

@@ -88,6 +88,24 @@ import)
         echo "$dir/$name.yaml"
     done
     du -sh "$dir"
+    # what travels to the lent machine: the tracked tree, this queue and the bundle (device
+    # tool: 64 MiB in all); the queue as imported here plus the sm-90 bundle and the tree came
+    # to 58 MiB (thirty-sixth session)
+    tree=$({ git ls-files -z 2>/dev/null || true; } | xargs -0 -r du -cb 2>/dev/null |
+        tail -n 1 | cut -f1)
+    tree=${tree:-0}
+    queue=$(du -sb "$dir" | cut -f1)
+    bundle=0
+    [ -d build/gpu-bundle ] && bundle=$(du -scb build/gpu-bundle/build/alcove \
+        build/gpu-bundle/build/alcove_gpu_tests build/gpu-bundle/lib 2>/dev/null | tail -n 1 | cut -f1)
+    mib=$(((tree + queue + bundle) / 1048576))
+    b="$((bundle / 1048576))"
+    [ "$bundle" = 0 ] && b="not built yet (tools/gpu-bundle.sh)"
+    echo "gpu-runs: to carry about $mib MiB of the device's 64 (tree $((tree / 1048576))," \
+        "queue $((queue / 1048576)), bundle $b)"
+    if [ "$mib" -ge 64 ]; then
+        echo "gpu-runs: warning: over the device's 64 MiB: shorten the queue (GPU_RUNS_QUEUE)" >&2
+    fi
     ;;
 take)
     snap=${2:?"usage: tools/gpu-runs.sh take SNAPSHOT [DIR]"}
