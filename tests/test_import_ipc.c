@@ -862,3 +862,76 @@ ALC_TEST(import_ipc_gpuRunsQueue) {
     ENSURE_MSG(system(cmd) == 0, "take (%s/take.txt, %s/take2.txt)", dir, dir);
     return ALC_TEST_PASS;
 }
+
+/// tools/ipc-line.sh, which carries a run longer than a session in a line folder: on a one-script
+/// checkout (6 steps), a call to step 3 writes the line's checkpoint, statistics, arguments and
+/// a sessions.csv row (0 to 3, clean); a second call on a new work folder (a new machine) goes
+/// on from the line's checkpoint to the end, bit for bit (step 6's state is the one a run
+/// without a stop writes); a third finds the line complete and changes nothing. --save writes
+/// back a run started by hand in the work folder, and a line folder without scene.yaml is
+/// refused.
+ALC_TEST(import_ipc_lineCarriesRun) {
+    const char* build = getenv("ALC_BUILD");
+    if (!build) build = "build";
+    const char* dir = alct_tmpDir("ipcline", "ipc/input/paperExamples");
+    ENSURE(writeCheckout(dir, "0.15"));  // 6 steps
+    char cmd[4096], path[600], sessions[600];
+    const char* tool = "tools/ipc-line.sh";
+    snprintf(cmd, sizeof cmd,
+             "%s/alcove import-ipc %s/ipc/input/paperExamples/tt.txt --ipc-root %s/ipc --out "
+             "%s/imp -q && cd %s && rm -rf line line2 w1 w2 w3 straight && mkdir -p line/tt "
+             "line2/tt && cp imp/tt.yaml line/tt/scene.yaml && cp imp/tt.yaml line2/tt/scene.yaml",
+             build, dir, dir, dir, dir);
+    ENSURE_MSG(system(cmd) == 0, "%s", cmd);
+    snprintf(sessions, sizeof sessions, "%s/line/tt/sessions.csv", dir);
+    snprintf(cmd, sizeof cmd,
+             "%s %s/ipc %s/line/tt --work %s/w1 --until 3 --threads 1 --alcove %s/alcove "
+             "> %s/call1.txt 2>&1",
+             tool, dir, dir, dir, build, dir);
+    ENSURE_MSG(system(cmd) == 0, "%s (output in %s/call1.txt)", cmd, dir);
+    snprintf(path, sizeof path, "%s/line/tt/stats.csv", dir);
+    ENSURE(countLines(path) == 4 && countLines(sessions) == 2);
+    ENSURE_MSG(fileHas(sessions, ",0,3,") && fileHas(sessions, ",clean\n"), "%s", sessions);
+    snprintf(path, sizeof path, "%s/line/tt/checkpoint.alck", dir);
+    FILE* f = fopen(path, "rb");
+    ENSURE_MSG(f != NULL, "%s", path);
+    fclose(f);
+    // a new work folder: everything comes from the line folder
+    snprintf(cmd, sizeof cmd,
+             "%s %s/ipc %s/line/tt --work %s/w2 --threads 2 --alcove %s/alcove > %s/call2.txt 2>&1",
+             tool, dir, dir, dir, build, dir);
+    ENSURE_MSG(system(cmd) == 0, "%s (output in %s/call2.txt)", cmd, dir);
+    snprintf(path, sizeof path, "%s/line/tt/stats.csv", dir);
+    ENSURE(countLines(path) == 7 && countLines(sessions) == 3);
+    ENSURE_MSG(fileHas(sessions, ",2,") && fileHas(sessions, ",3,6,"), "%s", sessions);
+    snprintf(path, sizeof path, "%s/w2/runs/tt.log", dir);
+    ENSURE_MSG(fileHas(path, "resumed from the checkpoint at step 3"), "%s", path);
+    snprintf(cmd, sizeof cmd,
+             "%s/alcove run %s/imp/tt.yaml --out %s/straight --frames none --steps 6 -q "
+             "--threads 1 && cmp %s/straight/states/state_000006.alcs "
+             "%s/w2/runs/tt/states/state_000006.alcs",
+             build, dir, dir, dir, dir);
+    ENSURE_MSG(system(cmd) == 0, "%s", cmd);
+    // complete: nothing runs, nothing is added
+    snprintf(cmd, sizeof cmd,
+             "%s %s/ipc %s/line/tt --work %s/w2 --alcove %s/alcove > %s/call3.txt 2>&1 && "
+             "grep -q 'at step 6 of 6: nothing to run' %s/call3.txt",
+             tool, dir, dir, dir, build, dir, dir);
+    ENSURE_MSG(system(cmd) == 0, "%s (output in %s/call3.txt)", cmd, dir);
+    ENSURE(countLines(sessions) == 3);
+    // --save: a run started by hand in the work folder, written back to a new line
+    snprintf(cmd, sizeof cmd,
+             "%s/alcove run %s/imp/tt.yaml --out %s/w3/runs/tt --frames none --steps 2 -q "
+             "--threads 1 && %s %s/ipc %s/line2/tt --work %s/w3 --save --alcove %s/alcove "
+             "> %s/save.txt 2>&1 && [ $(wc -l < %s/line2/tt/stats.csv) -eq 3 ] && "
+             "grep -q ',0,2,' %s/line2/tt/sessions.csv",
+             build, dir, dir, tool, dir, dir, dir, build, dir, dir, dir);
+    ENSURE_MSG(system(cmd) == 0, "%s (output in %s/save.txt)", cmd, dir);
+    // a line folder without its scene
+    snprintf(cmd, sizeof cmd,
+             "mkdir -p %s/line3/tt && %s %s/ipc %s/line3/tt --work %s/w3 --alcove %s/alcove "
+             "> %s/bad.txt 2>&1; [ $? -eq 2 ] && grep -q 'scene.yaml not found' %s/bad.txt",
+             dir, tool, dir, dir, dir, build, dir, dir);
+    ENSURE_MSG(system(cmd) == 0, "refusal (%s/bad.txt)", dir);
+    return ALC_TEST_PASS;
+}
