@@ -80,7 +80,9 @@ esac
 RUN="$WORK/runs/$NAME"
 SCENE="$WORK/scenes/$NAME.yaml"
 rows() { [ -f "$1" ] && echo $(($(wc -l < "$1") - 1)) || echo 0; }
-from=$(rows "$LINE/stats.csv")
+# the step the line goes on from: its statistics' last, where it has a checkpoint to go on with
+from=0
+[ -f "$LINE/checkpoint.alck" ] && from=$(rows "$LINE/stats.csv")
 
 if [ "$SAVE" = 0 ]; then
     mkdir -p "$WORK/scenes" "$WORK/runs" || exit 1
@@ -122,7 +124,8 @@ if [ "$SAVE" = 0 ]; then
          wait $s && kill -TERM $pid 2>/dev/null) &
         timer=$!
     fi
-    # wait returns early when a trapped signal comes; the run then ends its step and exits
+    # wait returns early when a trapped signal comes; the run then drops the step it is in
+    # (its output keeps every finished step) and exits
     rc=0
     while :; do
         wait $pid
