@@ -38,4 +38,13 @@ void alci_contactReport(const alciReportIn* in, const alcmPair* pairs, int npair
                         const alcmFric* fric, int nfric, alcContact* out, int cap, int* n,
                         double* bodyForce);
 
+/// The part of pair P's report that follows from the pair and the end state alone: every field
+/// but normalForce and frictionForce (left 0); alci_contactReport fills its entries with it, and a
+/// checkpoint predicts the stored report with it (host/checkpoint.c, format 5).
+/// @param[in]  m  the model (vert_body)
+/// @param[in]  x  the state of the step's end (nvert x 3) (m) [host]
+/// @param[in]  P  a PT or EE pair whose vertices are m's [host]
+/// @param[out] C  the entry, every byte written [host]
+void alci_contactOfPair(const alcModel* m, const double* x, const alcmPair* P, alcContact* C);
+
 #endif  // ALC_HOST_CONTACT_REPORT_H_

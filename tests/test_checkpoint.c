@@ -216,11 +216,21 @@ static int continuesAlike(Run* r, const char* path, const unsigned char* mem, si
     if (!openRunPath(&b, path, NULL, NULL, -1)) return 0;
     int ok = alc_loadCheckpoint(b.sim, b.d, mem, n) == ALC_OK;
     if (!ok) fprintf(stderr, "  %s: %s\n", what, alc_lastError(b.sim));
-    // the state itself, bit for bit (the kinematic targets are stored against the rest shape)
+    // the state itself, bit for bit (the kinematic targets are stored against the rest shape,
+    // x and v as byte planes, the contact report against its prediction from the pairs)
     size_t n3 = sizeof(double) * 3 * (size_t)r->m->nvert;
     if (ok && (memcmp(b.d->x, r->d->x, n3) || memcmp(b.d->v, r->d->v, n3) ||
                memcmp(b.d->kin_target, r->d->kin_target, n3))) {
         fprintf(stderr, "  %s: x, v or the kinematic targets differ after loading\n", what);
+        ok = 0;
+    }
+    const alcContact *ca = NULL, *cb = NULL;
+    int na = 0, nb = 0;
+    alc_getContacts(r->sim, &ca, &na);
+    alc_getContacts(b.sim, &cb, &nb);
+    if (ok && (na != nb || (na > 0 && memcmp(ca, cb, sizeof(alcContact) * (size_t)na)))) {
+        fprintf(stderr, "  %s: the contact report differs after loading (%d, %d contacts)\n",
+                what, na, nb);
         ok = 0;
     }
     RunEnd ea = {0}, eb = {0};
@@ -232,42 +242,73 @@ static int continuesAlike(Run* r, const char* path, const unsigned char* mem, si
     return ok;
 }
 
-/// Checkpoints of format 3 (alcove 0.12.0 and earlier) are still read, and format 4, which
-/// stores the kinematic targets against the rest positions and only the part of the energy
-/// check's record that a step reads, is smaller and continues bit for bit, also after the state
-/// was edited (its record then kept whole). The fixture, step 6 of a frozen copy of
-/// balls_press (a driven press: kinematic targets and forces), was saved by the build of
-/// 46b9812; a change of the scene compiler that refuses it (another model) needs a new one:
-/// `alcove run tests/data/scenes/balls_press_ckpt.yaml --steps 6 --out D --frames none` with a
-/// build that writes format 3.
-ALC_TEST(checkpoint_readsFormat3) {
-    char scene[1024], old[1024], file[256];
-    snprintf(scene, sizeof scene, "%s/tests/data/scenes/balls_press_ckpt.yaml", alct_rootDir());
-    snprintf(old, sizeof old, "%s/tests/data/checkpoints/balls_press_step6_format3.alck",
-             alct_rootDir());
-    snprintf(file, sizeof file, "/tmp/alc_ckpt4_%d.alck", (int)getpid());
+/// The format field of the checkpoint file at path, or -1 where it cannot be read.
+static int formatOf(const char* path) {
     unsigned char head[12];
-    FILE* f = fopen(old, "rb");
-    ENSURE(f && fread(head, 1, 12, f) == 12);
-    fclose(f);
-    ENSURE(head[8] == 3);  // the fixture's format field
+    FILE* f = fopen(path, "rb");
+    int ok = f && fread(head, 1, 12, f) == 12;
+    if (f) fclose(f);
+    return ok ? (int)head[8] : -1;
+}
+
+/// The kept checkpoint tests/data/checkpoints/NAME's size in bytes (-1: absent).
+static long fixtureSize(const char* name) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/data/checkpoints/%s", alct_rootDir(), name);
+    return fileSize(path);
+}
+
+/// Open the frozen copy of balls_press (tests/data/scenes/balls_press_ckpt.yaml, its path into
+/// scene) and load the kept checkpoint tests/data/checkpoints/NAME, which must be of format
+/// `format` and at step `step`. 1, or 0 with the reason printed.
+static int openFixture(Run* a, char scene[1024], const char* name, int format, long step) {
+    char old[1024];
+    snprintf(scene, 1024, "%s/tests/data/scenes/balls_press_ckpt.yaml", alct_rootDir());
+    snprintf(old, sizeof old, "%s/tests/data/checkpoints/%s", alct_rootDir(), name);
+    if (formatOf(old) != format) {
+        fprintf(stderr, "  %s: format %d, not %d\n", name, formatOf(old), format);
+        return 0;
+    }
+    if (!openRunPath(a, scene, NULL, NULL, -1)) return 0;
+    if (alc_loadCheckpointFile(a->sim, a->d, old) != ALC_OK || a->d->step != step) {
+        fprintf(stderr, "  %s: %s (step %ld)\n", name, alc_lastError(a->sim), a->d->step);
+        closeRun(a);
+        return 0;
+    }
+    return 1;
+}
+
+/// Save r's checkpoint to a file of this process in /tmp (its path into file): its size in
+/// bytes, or -1 when saving fails or the file is not of the current format (5).
+static long saveToFile(Run* r, char file[256], const char* tag) {
+    snprintf(file, 256, "/tmp/alc_ckpt_%s_%d.alck", tag, (int)getpid());
+    if (alc_saveCheckpointFile(r->sim, r->d, file) != ALC_OK) {
+        fprintf(stderr, "  saving %s: %s\n", file, alc_lastError(r->sim));
+        return -1;
+    }
+    return formatOf(file) == 5 ? fileSize(file) : -1;
+}
+
+/// Checkpoints of format 3 (alcove 0.12.0 and earlier) are still read, and the format written
+/// now, which stores the kinematic targets against the rest positions and only the part of the
+/// energy check's record that a step reads (since format 4), is smaller and continues bit for
+/// bit, also after the state was edited (its record then kept whole). The fixture, step 6 of a
+/// frozen copy of balls_press (a driven press: kinematic targets and forces), was saved by the
+/// build of 46b9812; a change of the scene compiler that refuses it (another model) needs a new
+/// one: `alcove run tests/data/scenes/balls_press_ckpt.yaml --steps 6 --out D --frames none`
+/// with a build that writes format 3.
+ALC_TEST(checkpoint_readsFormat3) {
+    char scene[1024], file[256];
     Run a;
-    ENSURE(openRunPath(&a, scene, NULL, NULL, -1));
-    ENSURE_MSG(alc_loadCheckpointFile(a.sim, a.d, old) == ALC_OK, "%s", alc_lastError(a.sim));
-    ENSURE(a.d->step == 6);
-    // the same state in format 4: a file of less than half the bytes
-    ENSURE_OK(alc_saveCheckpointFile(a.sim, a.d, file));
-    f = fopen(file, "rb");
-    ENSURE(f && fread(head, 1, 12, f) == 12);
-    fclose(f);
-    ENSURE(head[8] == 4);
-    long n3 = fileSize(old), n4 = fileSize(file);
+    ENSURE(openFixture(&a, scene, "balls_press_step6_format3.alck", 3, 6));
+    // the same state in format 5: a file of less than half the bytes
+    long n3 = fixtureSize("balls_press_step6_format3.alck"), n5 = saveToFile(&a, file, "f3");
     remove(file);
-    ENSURE_MSG(n4 > 0 && 2 * n4 < n3, "format 3: %ld bytes, format 4: %ld", n3, n4);
+    ENSURE_MSG(n5 > 0 && 2 * n5 < n3, "format 3: %ld bytes, format 5: %ld", n3, n5);
     size_t n = 0;
     unsigned char* mem = saveToMemory(&a, &n);
     ENSURE(mem);
-    ENSURE(continuesAlike(&a, scene, mem, n, "format 4 from format 3"));
+    ENSURE(continuesAlike(&a, scene, mem, n, "format 5 from format 3"));
     free(mem);
     // a caller's edit of the state between steps (the record no longer matches x and v) and
     // of the press's targets (an external driver, whose targets the steps then keep)
@@ -277,8 +318,46 @@ ALC_TEST(checkpoint_readsFormat3) {
     ENSURE_OK(alc_setDriverVelocity(a.m, a.d, 0, up, NULL, 0.01));
     mem = saveToMemory(&a, &n);
     ENSURE(mem);
-    ENSURE(continuesAlike(&a, scene, mem, n, "format 4 after an edit"));
+    ENSURE(continuesAlike(&a, scene, mem, n, "format 5 after an edit"));
     free(mem);
+    closeRun(&a);
+    return ALC_TEST_PASS;
+}
+
+/// Checkpoints of format 4 (alcove 0.12.0, 637a1ee to a97abea) are still read, and format 5,
+/// which stores x and v as byte planes and the contact report XOR the report its pairs predict,
+/// is smaller on a contact-rich state and continues bit for bit. The fixture, step 40 of the
+/// frozen balls_press copy (177 contacts), was saved by the build of a97abea:
+/// `alcove run tests/data/scenes/balls_press_ckpt.yaml --steps 40 --out D --frames none`.
+ALC_TEST(checkpoint_readsFormat4) {
+    char scene[1024], file[256];
+    Run a;
+    ENSURE(openFixture(&a, scene, "balls_press_step40_format4.alck", 4, 40));
+    const alcContact* c = NULL;
+    int nc = 0;
+    alc_getContacts(a.sim, &c, &nc);
+    ENSURE_MSG(nc > 100, "%d contacts at step 40", nc);
+    long n5 = saveToFile(&a, file, "f4");
+    ENSURE(n5 > 0);
+    // the file read back: the same state, report and continuation as the format-4 load
+    Run b;
+    ENSURE(openRunPath(&b, scene, NULL, NULL, -1));
+    ENSURE_MSG(alc_loadCheckpointFile(b.sim, b.d, file) == ALC_OK, "%s", alc_lastError(b.sim));
+    remove(file);
+    const alcContact* cb = NULL;
+    int nb = 0;
+    alc_getContacts(b.sim, &cb, &nb);
+    ENSURE_MSG(nb == nc && !memcmp(c, cb, sizeof(alcContact) * (size_t)nc),
+               "the contact report read back from format 5 differs (%d, %d contacts)", nc, nb);
+    long n4 = fixtureSize("balls_press_step40_format4.alck");
+    alct_note("step 40, %d contacts: format 4 %ld bytes, format 5 %ld", nc, n4, n5);
+    ENSURE_MSG(5 * n5 < 4 * n4, "format 4: %ld bytes, format 5: %ld", n4, n5);
+    size_t n = 0;
+    unsigned char* mem = saveToMemory(&b, &n);
+    ENSURE(mem);
+    ENSURE(continuesAlike(&a, scene, mem, n, "format 5 from format 4"));
+    free(mem);
+    closeRun(&b);
     closeRun(&a);
     return ALC_TEST_PASS;
 }

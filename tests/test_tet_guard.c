@@ -4,9 +4,11 @@
 // and the exact change of a linear motion to first order); a landing under a tight inversion bound
 // with and without guards (guards added, every state clean, no guard reported as a contact, no
 // step at the cap); a checkpoint with guards in the active set restored bit for bit; and what is
-// refused (the other contact models, rigid bodies, values out of range). The CUDA backend's
+// refused (the other contact models, rigid bodies, values out of range); a lagged friction
+// pair's force reported on its own contact when guards lead the active set. The CUDA backend's
 // guards are compared with these in tests/gpu/test_backend_gpu.c (backend_tetGuards).
 #include "hd/alcm_elastic.h"
+#include "contact_report.h"
 #include "hd/alcm_pair.h"
 #include "scene_run.h"
 #include "test_files.h"
@@ -194,5 +196,69 @@ ALC_TEST(tetGuard_refusals) {
     ENSURE(m->opt.tetGuards == 8);
     alc_deleteModel(m);
     ENSURE(alc_defaultOption().tetGuards == 0);
+    return ALC_TEST_PASS;
+}
+
+/// The contact report puts a lagged friction pair's force on the contact of the same key when
+/// guards, which are not reported and come first by their negative keys, lead the active set
+/// (it used to go to the entry at the pair's index in the set, one per guard too far on, or
+/// not at all). Two point-triangle pairs over one triangle; the second one's point slides.
+ALC_TEST(tetGuard_reportPutsFrictionOnItsContact) {
+    // bodies: the points 0 and 1 (body 0), the triangle 4, 5, 6 (body 1)
+    int vertBody[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+    alcModel m;
+    memset(&m, 0, sizeof m);
+    m.nvert = 8;
+    m.nbody = 2;
+    m.vert_body = vertBody;
+    double x[24] = {0}, xt[24] = {0};
+    const double pos[8][3] = {{0.2, 0.01, 0.2}, {0.3, 0.01, 0.3}, {0, 0, 0}, {0, 0, 0},
+                              {0, 0, 0},        {1, 0, 0},        {0, 0, 1}, {0, 0, 0}};
+    memcpy(x, pos, sizeof x);
+    memcpy(xt, pos, sizeof xt);
+    xt[3] -= 0.01;  // point 1 moved 1 cm along +x over the step
+    alcmPair pairs[3];
+    memset(pairs, 0, sizeof pairs);
+    pairs[0].type = ALC_PAIR_TETGUARD;
+    pairs[0].key = ALC_PAIR_GUARD_KEY(0);
+    for (int i = 1; i < 3; i++) {
+        alcmPair* P = &pairs[i];
+        P->type = ALC_PAIR_PT;
+        P->v[0] = i - 1;
+        P->v[1] = 4;
+        P->v[2] = 5;
+        P->v[3] = 6;
+        P->key = ALC_PAIR_KEY(ALC_PAIR_PT, i - 1, 0);
+        P->d = 0.01;
+        P->gamma = 1;
+        P->g[1] = 1;  // grad d: +y for the point, -y shared by the triangle
+        for (int a = 1; a < 4; a++) P->g[3 * a + 1] = -1.0 / 3;
+    }
+    ENSURE(pairs[0].key < pairs[1].key && pairs[1].key < pairs[2].key);
+    alcmFric f;
+    memset(&f, 0, sizeof f);
+    f.key = pairs[2].key;
+    f.type = ALC_PAIR_PT;
+    memcpy(f.v, pairs[2].v, sizeof f.v);
+    f.w[0] = 1;
+    for (int a = 1; a < 4; a++) f.w[a] = -1.0 / 3;
+    f.T[0] = 1;  // tangents x and z
+    f.T[5] = 1;
+    f.coef = 2;
+    alciReportIn in = {&m, x, xt, 0.01, 0, 1e3, 1e-3, 1e-3};
+    alcContact out[3];
+    double bodyForce[6];
+    int n = 0;
+    alci_contactReport(&in, pairs, 3, &f, 1, out, 3, &n, bodyForce);
+    ENSURE(n == 2);
+    ENSURE(out[0].vert[0] == 0 && out[1].vert[0] == 1);
+    ENSURE_MSG(out[0].frictionForce[0] == 0 && out[0].frictionForce[2] == 0,
+               "the resting point's contact got a friction force %g", out[0].frictionForce[0]);
+    // sliding (|u| = 1 cm, far above eps_v h): the full coef, against the slip
+    ENSURE_MSG(fabs(out[1].frictionForce[0] + 2) < 1e-12 && out[1].frictionForce[2] == 0,
+               "the sliding point's friction force is (%g, %g, %g)", out[1].frictionForce[0],
+               out[1].frictionForce[1], out[1].frictionForce[2]);
+    // the bodies' forces carry it too: -2 N on body 0, +2 N on body 1 along x
+    ENSURE(fabs(bodyForce[0] + 2) < 1e-12 && fabs(bodyForce[3] - 2) < 1e-12);
     return ALC_TEST_PASS;
 }
