@@ -865,7 +865,7 @@ ALC_TEST(import_ipc_gpuRunsQueue) {
 
 /// tools/ipc-line.sh, which carries a run longer than a session in a line folder: on a one-script
 /// checkout (6 steps), a call to step 3 writes the line's checkpoint, statistics, arguments and
-/// a sessions.csv row (0 to 3, clean); a second call on a new work folder (a new machine) goes
+/// a sessions.csv row (0 to 3, clean) and says the checkpoint's size; a second call on a new work folder (a new machine) goes
 /// on from the line's checkpoint to the end, bit for bit (step 6's state is the one a run
 /// without a stop writes); a third finds the line complete and changes nothing. --save writes
 /// back a run started by hand in the work folder, and a line folder without scene.yaml is
@@ -892,6 +892,8 @@ ALC_TEST(import_ipc_lineCarriesRun) {
     snprintf(path, sizeof path, "%s/line/tt/stats.csv", dir);
     ENSURE(countLines(path) == 4 && countLines(sessions) == 2);
     ENSURE_MSG(fileHas(sessions, ",0,3,") && fileHas(sessions, ",clean\n"), "%s", sessions);
+    snprintf(path, sizeof path, "%s/call1.txt", dir);
+    ENSURE_MSG(fileHas(path, "(checkpoint 0.0 MB)\n"), "%s: the checkpoint's size not said", path);
     snprintf(path, sizeof path, "%s/line/tt/checkpoint.alck", dir);
     FILE* f = fopen(path, "rb");
     ENSURE_MSG(f != NULL, "%s", path);

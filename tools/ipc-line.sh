@@ -6,7 +6,9 @@
 #
 #   scene.yaml       the scene as `alcove import-ipc` writes it, with the line's edits (the
 #                    squeeze-out's cg_tol); its meshes are imported again from IPC_DIR
-#   checkpoint.alck  the state to go on from (absent: the line starts at step 0)
+#   checkpoint.alck  the state to go on from (absent: the line starts at step 0); a call says
+#                    its size, and warns above 10 MB (each commit of it adds its size to the
+#                    repository's history)
 #   stats.csv        one row per step so far; run.args, the run's arguments
 #   sessions.csv     one row per call: when, machine, threads, commit and binary, the steps it
 #                    ran, their seconds and Newton iterations, and `alcove check` on their states
@@ -178,4 +180,11 @@ for f in checkpoint.alck stats.csv run.args; do
 done
 echo "$(date -u +%Y-%m-%dT%H:%MZ),\"$machine\",$threads,$commit,$binary,$from,$to,$sums,${states:-0},$verdict" \
     >> "$LINE/sessions.csv"
-echo "ipc-line: $NAME at step $to (from $from), ${states:-0} states clean; written back to $LINE"
+bytes=$(stat -c %s "$LINE/checkpoint.alck")
+mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }')
+echo "ipc-line: $NAME at step $to (from $from), ${states:-0} states clean; written back to $LINE (checkpoint $mb MB)"
+if [ "$bytes" -gt 10000000 ]; then
+    echo "ipc-line: $LINE/checkpoint.alck is $mb MB, over 10 MB: each commit of it adds that" \
+         "to the repository's history (bench/results/ipc-lines/README.md); look again before" \
+         "committing it" >&2
+fi
