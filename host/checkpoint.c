@@ -158,13 +158,7 @@ static void get(In* in, void* dst, size_t n) {
 /// The inverse of putXor.
 static void getXor(In* in, double* v, const double* ref, size_t n) {
     get(in, v, sizeof(double) * n);
-    for (size_t i = 0; i < n; i++) {
-        uint64_t a, b;
-        memcpy(&a, v + i, 8);
-        memcpy(&b, ref + i, 8);
-        a ^= b;
-        memcpy(v + i, &a, 8);
-    }
+    xorWords(v, ref, sizeof(double) * n);
 }
 
 /// The inverse of putPlanes.
