@@ -15,7 +15,8 @@
 //
 // Layout (little-endian, as the state files of state_io.h):
 //   char[8]  "ALCCKPT1"
-//   uint32   format version (5; 4, with x, v and the report stored as they are, 3, with the
+//   uint32   format version (6; 5, with the active set stored as it is and the report's XOR
+//            row by row, 4, with x, v and the report stored as they are, 3, with the
 //            energy record whole and the kinematic targets as they are, 2, without the
 //            penalty-ds pairs either, and 1, without the mlcp-cr friction states either, are
 //            read too)
@@ -37,17 +38,22 @@
 // it is not, and the kinematic forces there; the rest is written by the next step before it is
 // read. IPC's squeeze-out (45,239 vertices) at step 50, 19,632 contacts: 9.2 MB in format 3,
 // 5.4 MB in format 4 (the rest is mostly the active set and the contact report). Format 5
-// stores x and v (and the energy record's vectors) as byte planes (putPlanes), puts the contact
+// stores x and v (and the energy record's vectors) as byte planes (putColumns), puts the contact
 // report after the active set and stores it XOR the report that alci_contactOfPair predicts from
 // the pairs and x (predictContacts): exact whatever the report holds, and nearly all zero bytes
 // for the AL model's report. zlib level 6 (format 4 and earlier: 1). IPC's twisting rods
 // (53,332 vertices) at step 331, 26,817 contacts: 6.66 MB in format 4, 4.14 MB in format 5.
+// Format 6 stores the active set XOR the pairs that the model and x predict from their keys
+// (encodePairs: stencils, distances and gradients), and the set and the report byte column by
+// byte column (putColumns).
 // Structs are stored as their bytes: a
 // checkpoint is read by a library with the same struct layouts (the reader compares the sizes
 // and refuses others), and continues bit for bit on the same build and backend.
 #include "alc_internal.h"
 #include "backend.h"
 #include "contact_report.h"
+#include "hd/alcm_distance.h"
+#include "hd/alcm_elastic.h"
 #include "hd/alcm_pair.h"
 #include "io_atomic.h"
 #include "model_xmacro.h"
@@ -60,7 +66,7 @@
 #include <zlib.h>
 
 #define CKPT_MAGIC      "ALCCKPT1"
-#define CKPT_FORMAT     5u
+#define CKPT_FORMAT     6u
 #define CKPT_HEADER     40  // magic 8, four uint32, two uint64
 #define CKPT_COMPRESSED 1u
 
@@ -94,18 +100,21 @@ static void putXor(Out* o, const double* v, const double* ref, size_t n) {
     }
 }
 
-/// n doubles as eight byte planes (format 5): byte 0 of every value, then byte 1, and so on,
-/// so that the exponent and leading mantissa bytes of neighbouring values, which mostly agree,
-/// stand together for zlib (IPC's rods, x and v: 2.37 MB deflated as they are, 2.08 as planes).
-static void putPlanes(Out* o, const double* v, size_t n) {
+/// n rows of rowBytes bytes each as rowBytes byte columns: byte 0 of every row, then byte 1,
+/// and so on. For doubles (rowBytes 8: byte planes, format 5) the exponent and leading mantissa
+/// bytes of neighbouring values, which mostly agree, stand together for zlib (IPC's rods, x and
+/// v: 2.37 MB deflated as they are, 2.08 as planes); for structs (format 6: the active set and
+/// the contact report, each XOR its prediction) every member's bytes do, and the members that
+/// the prediction got right are long runs of zero bytes.
+static void putColumns(Out* o, const void* rows, size_t rowBytes, size_t n) {
     if (o->p) {
-        const unsigned char* b = (const unsigned char*)v;
+        const unsigned char* b = (const unsigned char*)rows;
         unsigned char* dst = o->p + o->n;
-        for (size_t k = 0; k < 8; k++) {
-            for (size_t i = 0; i < n; i++) dst[k * n + i] = b[8 * i + k];
+        for (size_t k = 0; k < rowBytes; k++) {
+            for (size_t i = 0; i < n; i++) dst[k * n + i] = b[rowBytes * i + k];
         }
     }
-    o->n += 8 * n;
+    o->n += rowBytes * n;
 }
 
 /// dst ^= src over n bytes (n a multiple of 8; both 8-byte aligned or not: memcpy'd words).
@@ -139,6 +148,83 @@ static void predictContacts(const alcModel* m, const double* x, const alcmPair* 
     }
 }
 
+/// The active pair that key names, as far as the model and the state x determine it: its type
+/// and stencil (from the key, as the CCD builds them: host/ref/ccd_ref.c, cuda/ccd_narrow.cu;
+/// a guard's from its tetrahedron), its distance and gradient at x (both backends linearize
+/// every pair at each accepted iterate, the last one included, so that on the same build these
+/// are the saved ones bit for bit: alcr_contact_linearize, cuda/active_set.cu), and
+/// gamma 1 (a new pair's decay factor); every other member zero. A key that names no pair of
+/// the model (a corrupted file: the loader refuses it after decoding) predicts only the key.
+/// @param delta  the contact offset a guard's linearization subtracts (lastDelta)
+static void predictPair(const alcModel* m, const double* x, double delta, long long key,
+                        alcmPair* P) {
+    memset(P, 0, sizeof *P);
+    P->key = key;
+    int v[4];
+    long long t = -1;
+    if (key < 0) {
+        // a guard (the difference taken only for a negative key: no overflow)
+        t = key - ALC_PAIR_GUARD_KEY(0);
+        if (t >= m->ntet) return;
+        P->type = ALC_PAIR_TETGUARD;
+        for (int a = 0; a < 4; a++) v[a] = m->tet_vert[4 * t + a];
+    } else {
+        int type = (int)(key >> 62);
+        long long a = (key >> 31) & 0x7fffffff, b = key & 0x7fffffff;
+        if (type == ALC_PAIR_PT && a < m->nsvert && b < m->ntri) {
+            v[0] = m->svert[a];
+            for (int k = 0; k < 3; k++) v[1 + k] = m->tri_vert[3 * b + k];
+        } else if (type == ALC_PAIR_EE && a < m->nedge && b < m->nedge) {
+            for (int k = 0; k < 2; k++) {
+                v[k] = m->edge_vert[2 * a + k];
+                v[2 + k] = m->edge_vert[2 * b + k];
+            }
+        } else {
+            return;
+        }
+        P->type = type;
+    }
+    memcpy(P->v, v, sizeof P->v);
+    P->gamma = 1;
+    alcV3 s[4];
+    for (int a = 0; a < 4; a++) s[a] = alcm_v3_load(x + 3 * v[a]);
+    if (t >= 0) {
+        P->d = alcm_tet_guardLinearize(s, m->tet_vol[t], m->opt.inversionFraction, delta, P->g);
+    } else {
+        P->d = P->type == ALC_PAIR_PT ? alcm_pt_distance(s, P->g) : alcm_ee_distance(s, P->g);
+    }
+}
+
+/// Format 6 stores the active set XOR its prediction, pair by pair: predictPair of the pair's
+/// own key, with the key itself predicted by the previous pair's (the set is sorted: the XOR of
+/// two neighbouring keys has its high bytes zero). Exact whatever the pairs hold; for the AL
+/// model's set, the types, stencils, distances and gradients (124 of a pair's 176 bytes) become
+/// zero, and gamma where it is 1.
+/// IPC's rods at step 578 (38,673 contacts): 5.39 MB in format 5, 2.88 MB in format 6.
+/// Encodes in place, last pair first (each prediction reads the previous pair's key as saved).
+static void encodePairs(const alcModel* m, const double* x, double delta, alcmPair* pairs,
+                        int npair) {
+    for (int p = npair - 1; p >= 0; p--) {
+        alcmPair pred;
+        predictPair(m, x, delta, pairs[p].key, &pred);
+        pred.key = p > 0 ? pairs[p - 1].key : 0;
+        xorWords(&pairs[p], &pred, sizeof pred);
+    }
+}
+
+/// The inverse of encodePairs, first pair first.
+static void decodePairs(const alcModel* m, const double* x, double delta, alcmPair* pairs,
+                        int npair) {
+    long long prev = 0;
+    for (int p = 0; p < npair; p++) {
+        alcmPair pred;
+        predictPair(m, x, delta, pairs[p].key ^ prev, &pred);
+        pred.key = prev;
+        xorWords(&pairs[p], &pred, sizeof pred);
+        prev = pairs[p].key;
+    }
+}
+
 typedef struct {
     const unsigned char* p;
     size_t n, at;
@@ -161,19 +247,19 @@ static void getXor(In* in, double* v, const double* ref, size_t n) {
     xorWords(v, ref, sizeof(double) * n);
 }
 
-/// The inverse of putPlanes.
-static void getPlanes(In* in, double* v, size_t n) {
-    if (in->bad || n > (in->n - in->at) / 8) {
+/// The inverse of putColumns.
+static void getColumns(In* in, void* rows, size_t rowBytes, size_t n) {
+    if (in->bad || n > (in->n - in->at) / rowBytes) {
         in->bad = 1;
-        memset(v, 0, sizeof(double) * n);
+        memset(rows, 0, rowBytes * n);
         return;
     }
-    unsigned char* b = (unsigned char*)v;
+    unsigned char* b = (unsigned char*)rows;
     const unsigned char* src = in->p + in->at;
-    for (size_t k = 0; k < 8; k++) {
-        for (size_t i = 0; i < n; i++) b[8 * i + k] = src[k * n + i];
+    for (size_t k = 0; k < rowBytes; k++) {
+        for (size_t i = 0; i < n; i++) b[rowBytes * i + k] = src[k * n + i];
     }
-    in->at += 8 * n;
+    in->at += rowBytes * n;
 }
 
 static int32_t getI32(In* in) {
@@ -183,8 +269,9 @@ static int32_t getI32(In* in) {
 }
 
 /// A counted array of the payload, malloc'ed: NULL for a count of 0, for one the rest of the
-/// payload cannot hold (in->bad set), and out of memory (*nomem set).
-static void* getArray(In* in, int32_t count, size_t elem, int* nomem) {
+/// payload cannot hold (in->bad set), and out of memory (*nomem set). columns: stored by
+/// putColumns (else as it is).
+static void* getArray(In* in, int32_t count, size_t elem, int* nomem, int columns) {
     if (in->bad) return NULL;
     if (count < 0 || (size_t)count > (in->n - in->at) / elem) {
         in->bad = 1;
@@ -196,7 +283,11 @@ static void* getArray(In* in, int32_t count, size_t elem, int* nomem) {
         *nomem = 1;
         return NULL;
     }
-    get(in, p, elem * (size_t)count);
+    if (columns) {
+        getColumns(in, p, elem, (size_t)count);
+    } else {
+        get(in, p, elem * (size_t)count);
+    }
     return p;
 }
 
@@ -244,8 +335,8 @@ static void putState(Out* o, const alcSim* sim, const alcData* d, const alcmPair
     put(o, &d->time, sizeof(double));
     int64_t step = d->step;
     put(o, &step, 8);
-    putPlanes(o, d->x, n3);
-    putPlanes(o, d->v, n3);
+    putColumns(o, d->x, sizeof(double), n3);
+    putColumns(o, d->v, sizeof(double), n3);
     putXor(o, d->kin_target, m->vert_x0, n3);
     put(o, d->rigid_pose, sizeof(double) * 6 * (size_t)m->nrigid);
     put(o, d->rigid_posePrev, sizeof(double) * 6 * (size_t)m->nrigid);
@@ -282,19 +373,19 @@ static void putState(Out* o, const alcSim* sim, const alcData* d, const alcmPair
             !memcmp(xl, d->x, sizeof(double) * n3) && !memcmp(vl, d->v, sizeof(double) * n3);
         putI32(o, same);
         if (!same) {
-            putPlanes(o, xl, n3);
-            putPlanes(o, vl, n3);
+            putColumns(o, xl, sizeof(double), n3);
+            putColumns(o, vl, sizeof(double), n3);
         }
-        putPlanes(o, sim->energyBuf + ALCI_EBUF_FL * nv, nv);
+        putColumns(o, sim->energyBuf + ALCI_EBUF_FL * nv, sizeof(double), nv);
     }
     putI32(o, sim->ipcChecked);
     // the backend's contact state, then the contact report predicted from it (format 5)
     put(o, &lastMu, sizeof(double));
     put(o, &lastDelta, sizeof(double));
     putI32(o, npair);
-    put(o, pairs, sizeof(alcmPair) * (size_t)npair);
+    putColumns(o, pairs, sizeof(alcmPair), (size_t)npair);
     putI32(o, sim->ncontact);
-    put(o, report, sizeof(alcContact) * (size_t)sim->ncontact);
+    putColumns(o, report, sizeof(alcContact), (size_t)sim->ncontact);
     putI32(o, (int32_t)sizeof(alciMlcpFric));
     putI32(o, nfric);
     put(o, fric, sizeof(alciMlcpFric) * (size_t)nfric);
@@ -413,6 +504,7 @@ static alctStatus save(alcSim* sim, const alcData* d, int compress, unsigned cha
     }
     predictContacts(sim->m, d->x, pairs, npair, report, sim->ncontact);
     if (nrep) xorWords(report, sim->contacts, nrep);
+    encodePairs(sim->m, d->x, lastDelta, pairs, npair);
     Out w = {raw, 0};
     putState(&w, sim, d, pairs, npair, report, lastMu, lastDelta, fric, nfric, ds, nds);
     free(pairs);
@@ -579,8 +671,8 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
         get(&in, &step, 8);
         t->step = (long)step;
         if (u[0] >= 5u) {
-            getPlanes(&in, t->x, n3);
-            getPlanes(&in, t->v, n3);
+            getColumns(&in, t->x, sizeof(double), n3);
+            getColumns(&in, t->v, sizeof(double), n3);
         } else {
             get(&in, t->x, sizeof(double) * n3);
             get(&in, t->v, sizeof(double) * n3);
@@ -630,8 +722,8 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
                     memcpy(xl, t->x, sizeof(double) * n3);
                     memcpy(vl, t->v, sizeof(double) * n3);
                 } else if (same == 0 && u[0] >= 5u) {
-                    getPlanes(&in, xl, n3);
-                    getPlanes(&in, vl, n3);
+                    getColumns(&in, xl, sizeof(double), n3);
+                    getColumns(&in, vl, sizeof(double), n3);
                 } else if (same == 0) {
                     get(&in, xl, sizeof(double) * n3);
                     get(&in, vl, sizeof(double) * n3);
@@ -640,7 +732,7 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
                                    (int)same);
                 }
                 if (u[0] >= 5u) {
-                    getPlanes(&in, ebuf + ALCI_EBUF_FL * nv, nv);
+                    getColumns(&in, ebuf + ALCI_EBUF_FL * nv, sizeof(double), nv);
                 } else {
                     get(&in, ebuf + ALCI_EBUF_FL * nv, sizeof(double) * nv);
                 }
@@ -652,16 +744,18 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
         int nomem = 0;
         if (u[0] < 5u) {
             ncontact = getI32(&in);
-            contacts = (alcContact*)getArray(&in, ncontact, sizeof(alcContact), &nomem);
+            contacts = (alcContact*)getArray(&in, ncontact, sizeof(alcContact), &nomem, 0);
         }
         get(&in, &lastMu, sizeof(double));
         get(&in, &lastDelta, sizeof(double));
         npair = getI32(&in);
-        pairs = (alcmPair*)getArray(&in, npair, sizeof(alcmPair), &nomem);
+        pairs = (alcmPair*)getArray(&in, npair, sizeof(alcmPair), &nomem, u[0] >= 6u);
+        if (u[0] >= 6u && pairs) decodePairs(m, t->x, lastDelta, pairs, npair);
         if (u[0] >= 5u) {
             // the report XOR its prediction, decoded once the pairs are known to be valid
             ncontact = getI32(&in);
-            contacts = (alcContact*)getArray(&in, ncontact, sizeof(alcContact), &nomem);
+            contacts =
+                (alcContact*)getArray(&in, ncontact, sizeof(alcContact), &nomem, u[0] >= 6u);
         }
         if (u[0] >= 2u) {
             int32_t fsize = getI32(&in);
@@ -673,7 +767,7 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
                                what, u[2] / 10000, u[2] / 100 % 100, u[2] % 100,
                                alcu_versionString());
             } else {
-                fric = (alciMlcpFric*)getArray(&in, nfric, sizeof(alciMlcpFric), &nomem);
+                fric = (alciMlcpFric*)getArray(&in, nfric, sizeof(alciMlcpFric), &nomem, 0);
             }
         }
         if (u[0] >= 3u && st == ALC_OK) {
@@ -686,7 +780,7 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
                                what, u[2] / 10000, u[2] / 100 % 100, u[2] % 100,
                                alcu_versionString());
             } else {
-                ds = (alciDsPair*)getArray(&in, nds, sizeof(alciDsPair), &nomem);
+                ds = (alciDsPair*)getArray(&in, nds, sizeof(alciDsPair), &nomem, 0);
             }
         }
         if (st == ALC_OK && nomem) st = ALC_ERROR(sim, ALC_ERR_NOMEM, "%s: out of memory", what);

@@ -278,15 +278,18 @@ static int openFixture(Run* a, char scene[1024], const char* name, int format, l
     return 1;
 }
 
+/// The format that alcove writes now.
+#define CURRENT_FORMAT 6
+
 /// Save r's checkpoint to a file of this process in /tmp (its path into file): its size in
-/// bytes, or -1 when saving fails or the file is not of the current format (5).
+/// bytes, or -1 when saving fails or the file is not of the current format.
 static long saveToFile(Run* r, char file[256], const char* tag) {
     snprintf(file, 256, "/tmp/alc_ckpt_%s_%d.alck", tag, (int)getpid());
     if (alc_saveCheckpointFile(r->sim, r->d, file) != ALC_OK) {
         fprintf(stderr, "  saving %s: %s\n", file, alc_lastError(r->sim));
         return -1;
     }
-    return formatOf(file) == 5 ? fileSize(file) : -1;
+    return formatOf(file) == CURRENT_FORMAT ? fileSize(file) : -1;
 }
 
 /// Checkpoints of format 3 (alcove 0.12.0 and earlier) are still read, and the format written
@@ -301,14 +304,15 @@ ALC_TEST(checkpoint_readsFormat3) {
     char scene[1024], file[256];
     Run a;
     ENSURE(openFixture(&a, scene, "balls_press_step6_format3.alck", 3, 6));
-    // the same state in format 5: a file of less than half the bytes
-    long n3 = fixtureSize("balls_press_step6_format3.alck"), n5 = saveToFile(&a, file, "f3");
+    // the same state in the current format: a file of less than half the bytes
+    long n3 = fixtureSize("balls_press_step6_format3.alck"), nc = saveToFile(&a, file, "f3");
     remove(file);
-    ENSURE_MSG(n5 > 0 && 2 * n5 < n3, "format 3: %ld bytes, format 5: %ld", n3, n5);
+    ENSURE_MSG(nc > 0 && 2 * nc < n3, "format 3: %ld bytes, format %d: %ld", n3, CURRENT_FORMAT,
+               nc);
     size_t n = 0;
     unsigned char* mem = saveToMemory(&a, &n);
     ENSURE(mem);
-    ENSURE(continuesAlike(&a, scene, mem, n, "format 5 from format 3"));
+    ENSURE(continuesAlike(&a, scene, mem, n, "the current format from format 3"));
     free(mem);
     // a caller's edit of the state between steps (the record no longer matches x and v) and
     // of the press's targets (an external driver, whose targets the steps then keep)
@@ -318,28 +322,28 @@ ALC_TEST(checkpoint_readsFormat3) {
     ENSURE_OK(alc_setDriverVelocity(a.m, a.d, 0, up, NULL, 0.01));
     mem = saveToMemory(&a, &n);
     ENSURE(mem);
-    ENSURE(continuesAlike(&a, scene, mem, n, "format 5 after an edit"));
+    ENSURE(continuesAlike(&a, scene, mem, n, "the current format after an edit"));
     free(mem);
     closeRun(&a);
     return ALC_TEST_PASS;
 }
 
-/// Checkpoints of format 4 (alcove 0.12.0, 637a1ee to a97abea) are still read, and format 5,
-/// which stores x and v as byte planes and the contact report XOR the report its pairs predict,
-/// is smaller on a contact-rich state and continues bit for bit. The fixture, step 40 of the
-/// frozen balls_press copy (177 contacts), was saved by the build of a97abea:
-/// `alcove run tests/data/scenes/balls_press_ckpt.yaml --steps 40 --out D --frames none`.
-ALC_TEST(checkpoint_readsFormat4) {
+/// Load the kept step-40 checkpoint of the frozen balls_press copy (177 contacts) in format
+/// `format`, save it in the current one, and check that the file reads back to the same state
+/// and contact report, is smaller than the kept one by at least `shrink` (its size times
+/// shrink[0] below the kept one's times shrink[1]), and continues bit for bit. A test status
+/// (ALC_TEST_PASS, or ALC_TEST_FAIL with the reason printed).
+static int readsStep40(const char* name, int format, const long shrink[2]) {
     char scene[1024], file[256];
     Run a;
-    ENSURE(openFixture(&a, scene, "balls_press_step40_format4.alck", 4, 40));
+    ENSURE(openFixture(&a, scene, name, format, 40));
     const alcContact* c = NULL;
     int nc = 0;
     alc_getContacts(a.sim, &c, &nc);
     ENSURE_MSG(nc > 100, "%d contacts at step 40", nc);
-    long n5 = saveToFile(&a, file, "f4");
-    ENSURE(n5 > 0);
-    // the file read back: the same state, report and continuation as the format-4 load
+    long now = saveToFile(&a, file, "f40");
+    ENSURE(now > 0);
+    // the file read back: the same state, report and continuation as the old format's load
     Run b;
     ENSURE(openRunPath(&b, scene, NULL, NULL, -1));
     ENSURE_MSG(alc_loadCheckpointFile(b.sim, b.d, file) == ALC_OK, "%s", alc_lastError(b.sim));
@@ -348,16 +352,39 @@ ALC_TEST(checkpoint_readsFormat4) {
     int nb = 0;
     alc_getContacts(b.sim, &cb, &nb);
     ENSURE_MSG(nb == nc && !memcmp(c, cb, sizeof(alcContact) * (size_t)nc),
-               "the contact report read back from format 5 differs (%d, %d contacts)", nc, nb);
-    long n4 = fixtureSize("balls_press_step40_format4.alck");
-    alct_note("step 40, %d contacts: format 4 %ld bytes, format 5 %ld", nc, n4, n5);
-    ENSURE_MSG(5 * n5 < 4 * n4, "format 4: %ld bytes, format 5: %ld", n4, n5);
+               "the contact report read back from format %d differs (%d, %d contacts)",
+               CURRENT_FORMAT, nc, nb);
+    long old = fixtureSize(name);
+    alct_note("step 40, %d contacts: format %d %ld bytes, format %d %ld", nc, format, old,
+              CURRENT_FORMAT, now);
+    ENSURE_MSG(shrink[0] * now < shrink[1] * old, "format %d: %ld bytes, format %d: %ld", format,
+               old, CURRENT_FORMAT, now);
     size_t n = 0;
     unsigned char* mem = saveToMemory(&b, &n);
     ENSURE(mem);
-    ENSURE(continuesAlike(&a, scene, mem, n, "format 5 from format 4"));
+    ENSURE(continuesAlike(&a, scene, mem, n, "the current format from an older one"));
     free(mem);
     closeRun(&b);
     closeRun(&a);
     return ALC_TEST_PASS;
+}
+
+/// Checkpoints of format 4 (alcove 0.12.0, 637a1ee to a97abea) are still read, and the current
+/// format, which stores x and v as byte planes and the contact report XOR the report its pairs
+/// predict (since format 5), is smaller on a contact-rich state and continues bit for bit. The
+/// fixture, step 40 of the frozen balls_press copy (177 contacts), was saved by the build of
+/// a97abea: `alcove run tests/data/scenes/balls_press_ckpt.yaml --steps 40 --out D --frames
+/// none`.
+ALC_TEST(checkpoint_readsFormat4) {
+    const long shrink[2] = {5, 4};  // below 4/5 of format 4
+    return readsStep40("balls_press_step40_format4.alck", 4, shrink);
+}
+
+/// Checkpoints of format 5 (68cd0ac to 2669797) are still read, and format 6, which stores the
+/// active set XOR the pairs the model and x predict from their keys and the set and the report
+/// column by column, is smaller and continues bit for bit. The fixture: the same state as
+/// format 4's, saved by the build of 2669797 with the same command.
+ALC_TEST(checkpoint_readsFormat5) {
+    const long shrink[2] = {10, 9};  // below 9/10 of format 5
+    return readsStep40("balls_press_step40_format5.alck", 5, shrink);
 }
