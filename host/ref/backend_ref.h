@@ -78,7 +78,9 @@ typedef struct alcrBackend_ {
     double* carry;       // kinPlace's carry-along: displacement left after the body shift (N)
 
     // elasticity: per-tet blocks and the static pattern
-    double* elemH;      // ntet x 144
+    double* elemH;      // ntet x 144 by incidence: rows 3a..3a+2 of tet t's 12 x 12 Hessian
+                        // (36 values) at 36 vtSlot[4 t + a], so that the gather reads it in
+                        // the order it goes through the rows (elastic_ref.c)
     int elemHFresh;     // elemH holds this step's Hessians (hessianReuse: computed once a step)
     long hessianEvals;  // element Hessians computed (all tetrahedra at once), for the tests
     double* elemG;      // ntet x 12
@@ -88,6 +90,7 @@ typedef struct alcrBackend_ {
     int* tetModel;      // ntet material model
     int* vtAdr;         // vertex -> incidences (n + 1)
     int* vtList;        // 4 ntet entries: tet * 4 + local index
+    int* vtSlot;        // 4 ntet: the inverse of vtList, vtList[vtSlot[4 t + a]] = 4 t + a
     int* srowptr;       // static pattern (n + 1)
     int* scol;          // static pattern columns
     alcrBsr A;

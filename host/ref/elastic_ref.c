@@ -27,16 +27,17 @@ alctStatus alcr_elastic_make(alcrBackend* B) {
     B->tetModel = (int*)malloc(sizeof(int) * (size_t)(nt > 0 ? nt : 1));
     B->vtAdr = (int*)calloc((size_t)n + 1, sizeof(int));
     B->vtList = (int*)malloc(sizeof(int) * 4 * (size_t)(nt > 0 ? nt : 1));
+    B->vtSlot = (int*)malloc(sizeof(int) * 4 * (size_t)(nt > 0 ? nt : 1));
     int nred = nt > n ? nt : n;
     if (B->fricCap > nred) nred = B->fricCap;
     if (B->pairCap > nred) nred = B->pairCap;
     B->redScratch = (double*)malloc(sizeof(double) * (size_t)(nred > 0 ? nred : 1));
     B->Minv = (double*)malloc(sizeof(double) * 9 * (size_t)B->nn);
     if (!B->elemH || !B->elemG || !B->elemE || !B->tetMu || !B->tetLam || !B->tetModel ||
-        !B->vtAdr || !B->vtList || !B->redScratch || !B->Minv) {
+        !B->vtAdr || !B->vtList || !B->vtSlot || !B->redScratch || !B->Minv) {
         return ALC_ERR_NOMEM;
     }
-    B->bytes += sizeof(double) * (size_t)nt * (144 + 12 + 3) + sizeof(int) * (size_t)nt * 5 +
+    B->bytes += sizeof(double) * (size_t)nt * (144 + 12 + 3) + sizeof(int) * (size_t)nt * 9 +
                 sizeof(double) * ((size_t)nred + 9 * (size_t)B->nn);
     for (int t = 0; t < nt; t++) {
         int mat = m->body_mat[m->tet_body[t]];
@@ -52,6 +53,7 @@ alctStatus alcr_elastic_make(alcrBackend* B) {
     for (int t = 0; t < nt; t++) {
         for (int a = 0; a < 4; a++) {
             int v = m->tet_vert[4 * t + a];
+            B->vtSlot[4 * t + a] = B->vtAdr[v] + fill[v];
             B->vtList[B->vtAdr[v] + fill[v]++] = 4 * t + a;
         }
     }
@@ -80,6 +82,7 @@ void alcr_elastic_free(alcrBackend* B) {
     free(B->tetModel);
     free(B->vtAdr);
     free(B->vtList);
+    free(B->vtSlot);
     free(B->srowptr);
     free(B->scol);
     free(B->redScratch);
@@ -178,11 +181,19 @@ alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out) {
         alcM3 Dminv = alcm_m3_load(m->tet_Dminv + 9 * t);
         alcm_tet_gradient(B->tetModel[t], B->tetMu[t], B->tetLam[t], m->tet_vol[t], Dminv, x,
                           B->elemG + 12 * t);
-        if (!reuse)
+        if (!reuse) {
+            double He[144];
             alcm_tet_hessian(
-                B->tetModel[t], B->tetMu[t], B->tetLam[t], m->tet_vol[t], Dminv, x,
-                B->elemH + 144 * t,
+                B->tetModel[t], B->tetMu[t], B->tetLam[t], m->tet_vol[t], Dminv, x, He,
                 B->hessianExact ? ALCM_EIG_EXACT : alcm_eigFilterOf(m->opt.eigenFilter));
+            // each vertex's three rows where the gather of its row reads them: stored by
+            // tetrahedron, the gather's reads jumped across the whole array (a quarter of a
+            // step of IPC's rods went into them, most of it waiting on memory)
+            for (int a = 0; a < 4; a++) {
+                memcpy(B->elemH + 36 * (size_t)B->vtSlot[4 * t + a], He + 36 * a,
+                       sizeof(double) * 36);
+            }
+        }
     }
     // gather rows: each row owns its blocks, so rows run in parallel without conflicts
     alcrBsr* A = &B->A;
@@ -203,8 +214,8 @@ alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out) {
         rowGradient(B, i, h2, gi);
         for (int k = 0; k < 3; k++) dg[4 * k] = mass;
         for (int q = B->vtAdr[i]; q < B->vtAdr[i + 1]; q++) {
-            int t = B->vtList[q] >> 2, a = B->vtList[q] & 3;
-            const double* He = B->elemH + 144 * t;
+            int t = B->vtList[q] >> 2;
+            const double* He = B->elemH + 36 * (size_t)q;  // rows 3a..3a+2, a = vtList[q] & 3
             for (int b = 0; b < 4; b++) {
                 int j = m->tet_vert[4 * t + b];
                 if (B->kin[j]) continue;
@@ -212,7 +223,7 @@ alctStatus alcr_elastic_assemble(alcrBackend* B, alciAssembleOut* out) {
                 double* dst = A->val + 9 * blk;
                 for (int k = 0; k < 3; k++) {
                     for (int l = 0; l < 3; l++) {
-                        dst[3 * k + l] += h2 * He[12 * (3 * a + k) + 3 * b + l];
+                        dst[3 * k + l] += h2 * He[12 * k + 3 * b + l];
                     }
                 }
             }
