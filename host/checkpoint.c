@@ -135,8 +135,8 @@ static void xorWords(void* dst, const void* src, size_t n) {
 /// XOR this prediction, which is exact whatever the report holds and nearly all zero bytes where
 /// the report is the AL model's of that state (IPC's rods at step 331: 26,817 contacts, 1.97 MB
 /// deflated as they are, 35 kB as the XOR: their normal and friction forces).
-static void predictContacts(const alcModel* m, const double* x, const alcmPair* pairs,
-                            int npair, alcContact* pred, int ncontact) {
+static void predictContacts(const alcModel* m, const double* x, const alcmPair* pairs, int npair,
+                            alcContact* pred, int ncontact) {
     int p = 0;
     for (int i = 0; i < ncontact; i++) {
         while (p < npair && pairs[p].type == ALC_PAIR_TETGUARD) p++;
@@ -323,8 +323,9 @@ static void putSizes(Out* o, const alcModel* m) {
     putI32(o, m->ndriver);
 }
 
-/// Write (or count, when o->p is NULL) the payload. pairs holds npair pairs, and report the
-/// contact report XOR predictContacts (sim->ncontact entries), when writing.
+/// Write (or count, when o->p is NULL) the payload. When writing, pairs holds the npair pairs as
+/// encodePairs leaves them, and report the contact report XOR predictContacts (sim->ncontact
+/// entries).
 static void putState(Out* o, const alcSim* sim, const alcData* d, const alcmPair* pairs, int npair,
                      const alcContact* report, double lastMu, double lastDelta,
                      const alciMlcpFric* fric, int nfric, const alciDsPair* ds, int nds) {
@@ -754,8 +755,7 @@ static alctStatus load(alcSim* sim, alcData* d, const unsigned char* buf, size_t
         if (u[0] >= 5u) {
             // the report XOR its prediction, decoded once the pairs are known to be valid
             ncontact = getI32(&in);
-            contacts =
-                (alcContact*)getArray(&in, ncontact, sizeof(alcContact), &nomem, u[0] >= 6u);
+            contacts = (alcContact*)getArray(&in, ncontact, sizeof(alcContact), &nomem, u[0] >= 6u);
         }
         if (u[0] >= 2u) {
             int32_t fsize = getI32(&in);

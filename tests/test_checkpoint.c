@@ -229,8 +229,8 @@ static int continuesAlike(Run* r, const char* path, const unsigned char* mem, si
     alc_getContacts(r->sim, &ca, &na);
     alc_getContacts(b.sim, &cb, &nb);
     if (ok && (na != nb || (na > 0 && memcmp(ca, cb, sizeof(alcContact) * (size_t)na)))) {
-        fprintf(stderr, "  %s: the contact report differs after loading (%d, %d contacts)\n",
-                what, na, nb);
+        fprintf(stderr, "  %s: the contact report differs after loading (%d, %d contacts)\n", what,
+                na, nb);
         ok = 0;
     }
     RunEnd ea = {0}, eb = {0};

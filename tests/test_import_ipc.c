@@ -865,11 +865,11 @@ ALC_TEST(import_ipc_gpuRunsQueue) {
 
 /// tools/ipc-line.sh, which carries a run longer than a session in a line folder: on a one-script
 /// checkout (6 steps), a call to step 3 writes the line's checkpoint, statistics, arguments and
-/// a sessions.csv row (0 to 3, clean) and says the checkpoint's size; a second call on a new work folder (a new machine) goes
-/// on from the line's checkpoint to the end, bit for bit (step 6's state is the one a run
-/// without a stop writes); a third finds the line complete and changes nothing. --save writes
-/// back a run started by hand in the work folder, and a line folder without scene.yaml is
-/// refused.
+/// a sessions.csv row (0 to 3, clean) and says the checkpoint's size; a second call on a new
+/// work folder (a new machine) goes on from the line's checkpoint to the end, bit for bit (step
+/// 6's state is the one a run without a stop writes); a third finds the line complete and
+/// changes nothing. --save writes back a run started by hand in the work folder, and a line
+/// folder without scene.yaml is refused.
 ALC_TEST(import_ipc_lineCarriesRun) {
     const char* build = getenv("ALC_BUILD");
     if (!build) build = "build";
